@@ -1,0 +1,67 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "wkstore",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "WebsiteData", targets: ["WebsiteData"]),
+        .library(name: "WebsiteDataHTTP", targets: ["WebsiteDataHTTP"]),
+        .executable(name: "wkstore", targets: ["wkstore"]),
+        .executable(name: "wkstore-bench", targets: ["wkstore-bench"]),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"]), .brew(["sqlite"])]
+        ),
+        .systemLibrary(
+            name: "CPSL",
+            pkgConfig: "libpsl",
+            providers: [.apt(["libpsl-dev"]), .brew(["libpsl"])]
+        ),
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
+        .executableTarget(name: "MigrationEmbedder"),
+        .plugin(
+            name: "EmbedMigrations",
+            capability: .buildTool(),
+            dependencies: ["MigrationEmbedder"]
+        ),
+        .target(
+            name: "WebsiteData",
+            dependencies: ["CSQLite", "CPSL"],
+            plugins: ["EmbedMigrations"]
+        ),
+        .target(
+            name: "WebsiteDataHTTP",
+            dependencies: ["WebsiteData", "CCurl"]
+        ),
+        .executableTarget(
+            name: "wkstore",
+            dependencies: ["WebsiteData", "WebsiteDataHTTP"]
+        ),
+        .executableTarget(
+            name: "wkstore-bench",
+            dependencies: ["WebsiteData", "WebsiteDataHTTP", "CSQLite"]
+        ),
+        .testTarget(
+            name: "WebsiteDataTests",
+            dependencies: ["WebsiteData", "CSQLite"],
+            resources: [.copy("Fixtures")]
+        ),
+        .testTarget(
+            name: "WebsiteDataHTTPTests",
+            dependencies: ["WebsiteDataHTTP", "WebsiteData", "CCurl"]
+        ),
+        .testTarget(
+            name: "wkstoreTests",
+            dependencies: ["WebsiteData"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

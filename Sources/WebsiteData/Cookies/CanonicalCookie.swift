@@ -1,0 +1,181 @@
+import Foundation
+
+/// Turns a parsed `Set-Cookie` into a store cookie against the request that carried it
+/// (RFC 6265bis 5.7, steps that need no other cookie; the jar applies the rest).
+enum CanonicalCookie {
+    /// The result of canonicalising: a cookie to store, or a deletion (an expiry in the past).
+    struct Outcome {
+        var cookie: Cookie
+        /// The expiry was in the past (Max-Age <= 0, or an Expires before now): remove, don't store.
+        var deletes: Bool { cookie.expires.map { $0 <= now } ?? false }
+        let now: Date
+    }
+
+    /// The request URL facts canonicalisation needs, computed once per response.
+    struct RequestFacts {
+        let url: URL
+        let host: String
+        let isSecureOrigin: Bool
+        let path: String
+
+        init?(url: URL) {
+            guard let host = Site.canonicalHost(of: url) else { return nil }
+            self.url = url
+            self.host = host
+            self.isSecureOrigin = Site.isSecureOrigin(url)
+            self.path = url.path(percentEncoded: true)
+        }
+    }
+
+    static func make(_ parsed: ParsedCookie, request: RequestFacts, context: CookieRequestContext,
+                     api: CookieAPI, now: Date) -> Result<Outcome, CookieRejection> {
+        let name = parsed.name
+        func refuse(_ reason: CookieRejection.Reason) -> Result<Outcome, CookieRejection> {
+            .failure(CookieRejection(reason, name: name))
+        }
+
+        // 5.7 step 3–5: expiry from Max-Age, else Expires, capped at 400 days.
+        var expires: Date?
+        if let maxAge = parsed.maxAge {
+            expires = maxAge <= 0 ? Date(timeIntervalSince1970: 0)
+                : now.addingTimeInterval(min(TimeInterval(maxAge), CookieRules.maxAgeCap))
+        } else if let date = parsed.expires {
+            expires = min(date, now.addingTimeInterval(CookieRules.maxAgeCap))
+        }
+
+        // Steps 6–8: Domain, public suffixes, host-only.
+        var domain = parsed.domain ?? ""
+        if domain.hasSuffix(".") && !request.host.hasSuffix(".") {
+            // A trailing dot names another host (the absolute form); it cannot match.
+            return refuse(.domainMismatch)
+        }
+        if !domain.isEmpty && Site.isPublicSuffix(domain) {
+            if domain == request.host { domain = "" } else { return refuse(.publicSuffixDomain) }
+        }
+        let hostOnly: Bool
+        if domain.isEmpty {
+            hostOnly = true
+            domain = request.host
+        } else {
+            guard domainMatches(request.host, domain) else { return refuse(.domainMismatch) }
+            hostOnly = false
+        }
+
+        // Step 9: path.
+        let path = parsed.path ?? defaultPath(request.path)
+
+        // Step 10–11: Secure only from secure origins.
+        if parsed.secure && !request.isSecureOrigin { return refuse(.secureFromInsecureOrigin) }
+        // Step 12–13: HttpOnly only from HTTP.
+        if parsed.httpOnly && api == .nonHTTP { return refuse(.httpOnlyFromScript) }
+
+        // Step 15–17: SameSite.
+        if parsed.sameSite == .none && !parsed.secure { return refuse(.sameSite) }
+        if parsed.sameSite != .none && !context.isSameSite(request.url) && !(api == .http && context.isNavigation) {
+            // A SameSite (or default) cookie from a cross-site context is refused unless the response
+            // is to a top-level navigation (5.7 step 16).
+            return refuse(.sameSite)
+        }
+
+        // Step 19–20: prefixes, compared case-insensitively (a nameless cookie's value counts as its name).
+        let prefixed = name.isEmpty ? parsed.value : name
+        if hasPrefix(prefixed, "__secure-") {
+            if !parsed.secure { return refuse(.prefix) }
+        }
+        if hasPrefix(prefixed, "__host-") {
+            if !parsed.secure || !hostOnly || parsed.path != "/" { return refuse(.prefix) }
+        }
+        if name.isEmpty && (hasPrefix(parsed.value, "__secure-") || hasPrefix(parsed.value, "__host-")) {
+            return refuse(.prefix)
+        }
+
+        // CHIPS: Partitioned needs Secure; it is kept for the top-level site.
+        var partitionKey = ""
+        if parsed.partitioned {
+            guard parsed.secure else { return refuse(.partitioned) }
+            partitionKey = (context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(request.url))?.description ?? ""
+        }
+
+        let cookie = Cookie(name: name, value: parsed.value, domain: domain, path: path, isHostOnly: hostOnly,
+                            isSecure: parsed.secure, isHTTPOnly: parsed.httpOnly, sameSite: parsed.sameSite,
+                            partitionKey: partitionKey, expires: expires, created: now, lastAccess: now, modified: now)
+        return .success(Outcome(cookie: cookie, now: now))
+    }
+
+    /// Validates a cookie given whole (through the API or an import) with the rules a `Set-Cookie`
+    /// would meet, as if it were set over HTTPS by its own domain.
+    static func validate(_ cookie: Cookie, api: CookieAPI, now: Date) -> Result<Cookie, CookieRejection> {
+        var cookie = cookie
+        let name = cookie.name
+        cookie.domain = cookie.domain.lowercased()
+        if cookie.domain.hasPrefix(".") {
+            cookie.domain.removeFirst()
+            cookie.isHostOnly = false
+        }
+        if cookie.name.utf8.count + cookie.value.utf8.count > CookieRules.maxNameValueBytes
+            || (cookie.name.isEmpty && cookie.value.isEmpty)
+            || cookie.domain.isEmpty
+            || containsControl(cookie.name) || containsControl(cookie.value)
+            || cookie.name.contains(";") || cookie.name.contains("=") || cookie.value.contains(";")
+            || cookie.path.utf8.count > CookieRules.maxAttributeValueBytes
+            || cookie.domain.utf8.count > CookieRules.maxAttributeValueBytes {
+            return .failure(CookieRejection(.malformed, name: name))
+        }
+        if !cookie.path.hasPrefix("/") { cookie.path = "/" }
+        if !cookie.isHostOnly && Site.isPublicSuffix(cookie.domain) { return .failure(CookieRejection(.publicSuffixDomain, name: name)) }
+        if cookie.isHTTPOnly && api == .nonHTTP { return .failure(CookieRejection(.httpOnlyFromScript, name: name)) }
+        if cookie.sameSite == .none && !cookie.isSecure { return .failure(CookieRejection(.sameSite, name: name)) }
+        let prefixed = name.isEmpty ? cookie.value : name
+        if hasPrefix(prefixed, "__secure-") && !cookie.isSecure { return .failure(CookieRejection(.prefix, name: name)) }
+        if hasPrefix(prefixed, "__host-") && (!cookie.isSecure || !cookie.isHostOnly || cookie.path != "/") {
+            return .failure(CookieRejection(.prefix, name: name))
+        }
+        if name.isEmpty && (hasPrefix(cookie.value, "__secure-") || hasPrefix(cookie.value, "__host-")) {
+            return .failure(CookieRejection(.prefix, name: name))
+        }
+        if !cookie.partitionKey.isEmpty && !cookie.isSecure { return .failure(CookieRejection(.partitioned, name: name)) }
+        if let expires = cookie.expires {
+            let cap = max(now, cookie.modified).addingTimeInterval(CookieRules.maxAgeCap)
+            if expires > cap { cookie.expires = cap }
+        }
+        return .success(cookie)
+    }
+
+    // MARK: - Matching (RFC 6265bis 5.1.3, 5.1.4)
+
+    /// 5.1.3: whether `host` domain-matches `domain`.
+    @inline(__always)
+    static func domainMatches(_ host: String, _ domain: String) -> Bool {
+        if host == domain { return true }
+        let h = host.utf8, d = domain.utf8
+        guard h.count > d.count, host.hasSuffix(domain) else { return false }
+        let dot = h.index(h.endIndex, offsetBy: -d.count - 1)
+        return h[dot] == UInt8(ascii: ".") && !Site.isIPAddress(host)
+    }
+
+    /// 5.1.4: the default path of a request path.
+    static func defaultPath(_ uriPath: String) -> String {
+        guard uriPath.hasPrefix("/"), let last = uriPath.lastIndex(of: "/"), last != uriPath.startIndex else { return "/" }
+        return String(uriPath[..<last])
+    }
+
+    /// 5.1.4: whether a request path path-matches a cookie path.
+    @inline(__always)
+    static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
+        if requestPath == cookiePath { return true }
+        guard requestPath.hasPrefix(cookiePath) else { return false }
+        if cookiePath.hasSuffix("/") { return true }
+        let r = requestPath.utf8
+        return r[r.index(r.startIndex, offsetBy: cookiePath.utf8.count)] == UInt8(ascii: "/")
+    }
+
+    private static func hasPrefix(_ string: String, _ lowerPrefix: String) -> Bool {
+        let s = string.utf8, p = lowerPrefix.utf8
+        guard s.count >= p.count else { return false }
+        return zip(s, p).allSatisfy { a, b in (a | 0x20) == b || a == b }
+    }
+
+    private static func containsControl(_ string: String) -> Bool {
+        string.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
+    }
+}

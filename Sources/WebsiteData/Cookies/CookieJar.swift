@@ -1,0 +1,255 @@
+import Foundation
+
+/// A change the jar made, for the persistent store to write.
+enum CookieJarChange: Sendable {
+    /// Insert or replace this cookie.
+    case upsert(Cookie)
+    /// Remove the cookie with this identity.
+    case delete(Cookie)
+
+    var site: String {
+        switch self {
+        case .upsert(let c), .delete(let c): c.site
+        }
+    }
+}
+
+/// Why a cookie left the jar, as observers see it.
+public enum CookieChangeCause: String, Sendable, Hashable {
+    /// Set for the first time.
+    case inserted
+    /// Replaced by a cookie with the same identity.
+    case overwritten
+    /// Removed by a `Set-Cookie` with an expiry in the past, or found expired.
+    case expired
+    /// Removed to keep the store within its limits.
+    case evicted
+    /// Removed by an explicit call (delete, clear, end of session).
+    case explicit
+}
+
+/// The in-memory cookie index: cookies by site (display name), with the limits and eviction of
+/// RFC 6265bis 5.7 and Chromium's cookie monster. Not thread-safe; its owner locks it.
+struct CookieJar {
+    private(set) var sites: [String: [Cookie]] = [:]
+    private(set) var count = 0
+    var limits: CookieLimits
+
+    init(limits: CookieLimits) { self.limits = limits }
+
+    /// What one insertion did.
+    struct Insertion {
+        var changes: [CookieJarChange] = []
+        var evicted: [Cookie] = []
+        var cause: CookieChangeCause = .inserted
+    }
+
+    // MARK: Writing
+
+    /// Stores a canonical cookie, applying the rules that depend on cookies already stored
+    /// (5.7 steps 14, 18, 22–24) and then the limits.
+    mutating func insert(_ new: Cookie, deletes: Bool, fromSecureOrigin: Bool, api: CookieAPI, now: Date,
+                         evict: Bool = true) -> Result<Insertion, CookieRejection> {
+        var cookie = new
+        let site = cookie.site
+        var bucket = sites[site] ?? []
+
+        // Step 14: an insecure origin may not set a cookie that would shadow a Secure one.
+        if !cookie.isSecure && !fromSecureOrigin {
+            for old in bucket where old.isSecure && old.name == cookie.name
+                && (CanonicalCookie.domainMatches(old.domain, cookie.domain) || CanonicalCookie.domainMatches(cookie.domain, old.domain))
+                && CanonicalCookie.pathMatches(cookie.path, old.path) && !old.isExpired(at: now) {
+                return .failure(CookieRejection(.wouldOverwriteSecure, name: cookie.name))
+            }
+        }
+
+        var result = Insertion()
+        let key = cookie.key
+        if let index = bucket.firstIndex(where: { $0.key == key }) {
+            let old = bucket[index]
+            // Step 22: script may not overwrite an HttpOnly cookie.
+            if old.isHTTPOnly && api == .nonHTTP {
+                return .failure(CookieRejection(.httpOnlyFromScript, name: cookie.name))
+            }
+            cookie.created = old.created
+            bucket.remove(at: index)
+            count -= 1
+            result.changes.append(.delete(old))
+            result.cause = deletes ? .expired : .overwritten
+        }
+        if deletes {
+            sites[site] = bucket.isEmpty ? nil : bucket
+            if result.changes.isEmpty { result.cause = .expired }
+            return .success(result)
+        }
+        bucket.append(cookie)
+        count += 1
+        result.changes.append(.upsert(cookie))
+        if evict && bucket.count > limits.maxPerSite {
+            evictFromSite(&bucket, now: now, keeping: key, into: &result)
+        }
+        sites[site] = bucket
+        if evict && count > limits.maxTotal { evictGlobally(now: now, keeping: key, into: &result) }
+        return .success(result)
+    }
+
+    /// Removes cookies matching `predicate`; returns them.
+    mutating func remove(where predicate: (Cookie) -> Bool) -> [Cookie] {
+        var removed: [Cookie] = []
+        for (site, bucket) in sites {
+            guard bucket.contains(where: predicate) else { continue }
+            var kept: [Cookie] = []
+            for cookie in bucket { if predicate(cookie) { removed.append(cookie) } else { kept.append(cookie) } }
+            sites[site] = kept.isEmpty ? nil : kept
+        }
+        count -= removed.count
+        return removed
+    }
+
+    /// Removes every cookie of the given sites; returns them.
+    mutating func removeSites(_ names: some Sequence<String>) -> [Cookie] {
+        var removed: [Cookie] = []
+        for name in names {
+            if let bucket = sites.removeValue(forKey: name) { removed += bucket }
+        }
+        count -= removed.count
+        return removed
+    }
+
+    /// Replaces the cookies of one site with what the database holds (after another process wrote).
+    mutating func replaceSite(_ site: String, with cookies: [Cookie]) {
+        count -= sites[site]?.count ?? 0
+        sites[site] = cookies.isEmpty ? nil : cookies
+        count += cookies.count
+    }
+
+    /// Replaces everything.
+    mutating func replaceAll(with cookies: [Cookie]) {
+        sites = Dictionary(grouping: cookies, by: \.site)
+        count = cookies.count
+    }
+
+    /// Enforces the limits after a bulk load or a change of limits.
+    mutating func enforceLimits(now: Date) -> [Cookie] {
+        var result = Insertion()
+        for (site, var bucket) in sites where bucket.count > limits.maxPerSite {
+            evictFromSite(&bucket, now: now, keeping: nil, into: &result)
+            sites[site] = bucket
+        }
+        if count > limits.maxTotal { evictGlobally(now: now, keeping: nil, into: &result) }
+        return result.evicted
+    }
+
+    // MARK: Eviction (Chromium's order: expired, then least recently used, non-secure before secure)
+
+    private mutating func evictFromSite(_ bucket: inout [Cookie], now: Date, keeping key: CookieKey?, into result: inout Insertion) {
+        var victims = IndexSet()
+        for (i, c) in bucket.enumerated() where c.isExpired(at: now) { victims.insert(i) }
+        let excess = bucket.count - victims.count - limits.maxPerSite
+        if excess > 0 {
+            let order = bucket.indices.filter { !victims.contains($0) && bucket[$0].key != key }
+                .sorted { evictsBefore(bucket[$0], bucket[$1]) }
+            for i in order.prefix(excess) { victims.insert(i) }
+        }
+        for i in victims.reversed() {
+            let c = bucket.remove(at: i)
+            count -= 1
+            result.evicted.append(c)
+            result.changes.append(.delete(c))
+        }
+    }
+
+    /// Over the total limit: drop expired cookies everywhere, then the least recently used down to
+    /// nine tenths of the limit, so that eviction's cost is shared by many insertions.
+    private mutating func evictGlobally(now: Date, keeping key: CookieKey?, into result: inout Insertion) {
+        let expired = remove { $0.isExpired(at: now) }
+        for c in expired { result.evicted.append(c); result.changes.append(.delete(c)) }
+        guard count > limits.maxTotal else { return }
+        let target = max(0, limits.maxTotal - limits.maxTotal / 10)
+        var all: [Cookie] = []
+        all.reserveCapacity(count)
+        for bucket in sites.values { all += bucket }
+        all.sort(by: evictsBefore)
+        var victims = Set<CookieKey>()
+        for c in all where c.key != key {
+            if count - victims.count <= target { break }
+            victims.insert(c.key)
+        }
+        let removed = remove { victims.contains($0.key) }
+        for c in removed { result.evicted.append(c); result.changes.append(.delete(c)) }
+    }
+
+    private func evictsBefore(_ a: Cookie, _ b: Cookie) -> Bool {
+        if a.isSecure != b.isSecure { return !a.isSecure }
+        return a.lastAccess < b.lastAccess
+    }
+
+    // MARK: Reading (RFC 6265bis 5.8.3)
+
+    /// The cookies to send to `url` in `context` through `api`, in header order; marks them accessed.
+    mutating func match(_ request: CanonicalCookie.RequestFacts, site: String, context: CookieRequestContext,
+                        api: CookieAPI, now: Date, touched: inout [Cookie]) -> [Cookie] {
+        guard let bucket = sites[site] else { return [] }
+        var indices: [Int] = []
+        var sameSite: Bool?
+        var topLevelKey: String?
+        for i in bucket.indices {
+            let c = bucket[i]
+            if c.isHostOnly ? (c.domain != request.host) : !CanonicalCookie.domainMatches(request.host, c.domain) { continue }
+            if !CanonicalCookie.pathMatches(request.path, c.path) { continue }
+            if c.isSecure && !request.isSecureOrigin { continue }
+            if c.isHTTPOnly && api == .nonHTTP { continue }
+            if let expires = c.expires, expires <= now { continue }
+            if c.sameSite != .none {
+                let same = sameSite ?? context.isSameSite(request.url)
+                sameSite = same
+                if !same {
+                    if c.sameSite == .strict { continue }
+                    if !(context.isNavigation && context.isSafeMethod && api == .http) { continue }
+                }
+            }
+            if !c.partitionKey.isEmpty {
+                let key = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(request.url))?.description ?? "")
+                topLevelKey = key
+                if c.partitionKey != key { continue }
+            }
+            indices.append(i)
+        }
+        guard !indices.isEmpty else { return [] }
+        indices.sort { a, b in
+            let pa = bucket[a].path.utf8.count, pb = bucket[b].path.utf8.count
+            if pa != pb { return pa > pb }
+            return bucket[a].created < bucket[b].created
+        }
+        var result: [Cookie] = []
+        result.reserveCapacity(indices.count)
+        for i in indices {
+            var cookie = bucket[i]
+            if now.timeIntervalSince(cookie.lastAccess) >= CookieRules.lastAccessPersistInterval {
+                cookie.lastAccess = now
+                touched.append(cookie)
+            } else {
+                cookie.lastAccess = now
+            }
+            result.append(cookie)
+        }
+        // Write the access times back in place (no copy of the bucket).
+        for (n, i) in indices.enumerated() { sites[site]![i].lastAccess = result[n].lastAccess }
+        return result
+    }
+
+    /// Every cookie, in no particular order.
+    var all: [Cookie] { sites.values.flatMap { $0 } }
+}
+
+extension CookieJar {
+    /// Removes the expired cookies of one site; returns them.
+    mutating func purgeExpired(site: String, now: Date) -> [Cookie] {
+        guard let bucket = sites[site], bucket.contains(where: { $0.isExpired(at: now) }) else { return [] }
+        let removed = bucket.filter { $0.isExpired(at: now) }
+        let kept = bucket.filter { !$0.isExpired(at: now) }
+        sites[site] = kept.isEmpty ? nil : kept
+        count -= removed.count
+        return removed
+    }
+}

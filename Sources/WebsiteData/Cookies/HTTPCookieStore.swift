@@ -1,0 +1,445 @@
+import Foundation
+import Synchronization
+
+/// What a write of cookies did: how many were stored, deleted, refused and evicted.
+public struct CookieWriteSummary: Sendable, Hashable {
+    /// Cookies stored (new or overwritten).
+    public var stored = 0
+    /// Cookies deleted by an expiry in the past.
+    public var deleted = 0
+    /// Cookies refused, with the rule that refused each.
+    public var rejected: [CookieRejection] = []
+    /// Cookies evicted to keep within the store's limits (`cookies.max-per-site`, `cookies.max-total`).
+    public var evicted = 0
+
+    /// Creates an empty summary.
+    public init() {}
+}
+
+/// A change observers of a cookie store see.
+public struct CookieStoreChange: Sendable, Hashable {
+    /// The cookie written or removed.
+    public var cookie: Cookie
+    /// Why.
+    public var cause: CookieChangeCause
+    /// `true` when the cookie was removed, `false` when it was written.
+    public var removed: Bool
+}
+
+/// The cookies of one website data store, as WebKit's `WKHTTPCookieStore` offers them, with the
+/// request side (`Cookie` headers) and response side (`Set-Cookie`) of RFC 6265bis.
+///
+/// Lookups are served from an in-memory index by site; every call that changes cookies returns
+/// after its change is committed to the store's database (concurrent calls share commits).
+/// Changes made by other processes on the same store are picked up on the next call.
+/// All methods are thread-safe and block only for the commit of their own changes.
+public final class HTTPCookieStore: Sendable {
+    let database: StoreDatabase
+    let clock: @Sendable () -> Date
+    private let state: Mutex<State>
+
+    struct State {
+        var jar: CookieJar
+        var policy: CookiePolicy
+        var lastSeq: Int64 = 0
+        var lastVersion: Int64 = 0
+        /// Changes enqueued but not yet acknowledged as committed, to replay over a reload.
+        var inflight: [UInt64: [CookieJarChange]] = [:]
+        var nextInflight: UInt64 = 0
+        /// Cookies whose last-access time moved on enough to be worth persisting with the next write.
+        var touched: [Cookie] = []
+        var observers: [UInt64: AsyncStream<CookieStoreChange>.Continuation] = [:]
+        var nextObserver: UInt64 = 0
+    }
+
+    init(database: StoreDatabase, clock: @escaping @Sendable () -> Date) throws {
+        self.database = database
+        self.clock = clock
+        let now = clock()
+        // Purge what expired while the store was closed, then load the rest.
+        let (cookies, settings, seq, version) = try database.writer.withLock { db in
+            try db.transaction {
+                try db.execute("DELETE FROM cookies WHERE expires IS NOT NULL AND expires <= ?", [.real(now.timeIntervalSince1970)])
+                return (try CookiePersistence.loadAll(db), try SettingsTable.values(db),
+                        try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0, Int64(0))
+            }
+        }
+        var jar = CookieJar(limits: SettingsTable.cookieLimits(settings))
+        jar.replaceAll(with: cookies)
+        var state = State(jar: jar, policy: SettingsTable.cookiePolicy(settings))
+        state.lastSeq = seq
+        state.lastVersion = version
+        if let reader = database.reader { state.lastVersion = try reader.withLock { try $0.dataVersion() } }
+        self.state = Mutex(state)
+    }
+
+    deinit {
+        // Persist access times that moved on since the last write.
+        let touched = state.withLock { s in
+            let t = s.touched
+            s.touched = []
+            return t
+        }
+        if !touched.isEmpty {
+            try? database.write(changes: []) { db in try CookiePersistence.apply([], touched: touched, db) }
+        }
+    }
+
+    // MARK: - Reading
+
+    /// Every cookie in the store, including those of other processes' latest changes.
+    public func allCookies() throws -> [Cookie] {
+        try state.withLock { s in
+            try refresh(&s)
+            let now = clock()
+            return s.jar.all.filter { !$0.isExpired(at: now) }.sorted(by: Self.listingOrder)
+        }
+    }
+
+    /// The cookies of one site (display name).
+    public func cookies(forSite site: String) throws -> [Cookie] {
+        try state.withLock { s in
+            try refresh(&s)
+            let now = clock()
+            return (s.jar.sites[site] ?? []).filter { !$0.isExpired(at: now) }.sorted(by: Self.listingOrder)
+        }
+    }
+
+    /// The cookies a request to `url` carries, in `Cookie` header order (RFC 6265bis 5.8.3): longer
+    /// paths first, then earlier creation. Marks them accessed.
+    ///
+    /// - Parameters:
+    ///   - url: the request URL.
+    ///   - context: the request's context (top-level site, method, navigation); a top-level navigation by default.
+    ///   - api: `.http` for a request, `.nonHTTP` for what page script (`document.cookie`) may see.
+    public func cookies(for url: URL, context: CookieRequestContext = .topLevelNavigation, api: CookieAPI = .http) throws -> [Cookie] {
+        guard let request = CanonicalCookie.RequestFacts(url: url) else { return [] }
+        let site = Site.displayName(forHost: request.host)
+        let now = clock()
+        return try state.withLock { s in
+            try refresh(&s)
+            guard allows(s.policy, url: url, context: context) else { return [] }
+            var touched: [Cookie] = []
+            let result = s.jar.match(request, site: site, context: context, api: api, now: now, touched: &touched)
+            if !touched.isEmpty { s.touched += touched }
+            return result
+        }
+    }
+
+    /// The value of the `Cookie` header for a request, or `nil` when no cookie applies.
+    public func cookieHeader(for url: URL, context: CookieRequestContext = .topLevelNavigation) throws -> String? {
+        let cookies = try cookies(for: url, context: context)
+        guard !cookies.isEmpty else { return nil }
+        return cookies.lazy.map(\.pair).joined(separator: "; ")
+    }
+
+    /// Request header fields carrying the cookies for `url` (`["Cookie": …]`, or empty).
+    public func requestHeaderFields(for url: URL, context: CookieRequestContext = .topLevelNavigation) throws -> [String: String] {
+        guard let header = try cookieHeader(for: url, context: context) else { return [:] }
+        return ["Cookie": header]
+    }
+
+    // MARK: - Writing
+
+    /// Stores the cookies of one response's `Set-Cookie` header values, as a browser would on
+    /// receiving them from `url`; all of them in one transaction.
+    ///
+    /// - Parameters:
+    ///   - headers: the `Set-Cookie` values, in the order received.
+    ///   - url: the URL the response came from.
+    ///   - context: the request's context; a top-level navigation by default.
+    ///   - api: `.nonHTTP` for a `document.cookie` write (which may not set HttpOnly cookies).
+    /// - Returns: what was stored, deleted, refused and evicted.
+    /// - Throws: a `StoreError` when the change could not be committed (nothing of it is kept then).
+    @discardableResult
+    public func setCookies(fromSetCookieHeaders headers: [String], for url: URL,
+                           context: CookieRequestContext = .topLevelNavigation, api: CookieAPI = .http) throws -> CookieWriteSummary {
+        var summary = CookieWriteSummary()
+        guard let request = CanonicalCookie.RequestFacts(url: url) else {
+            summary.rejected = headers.map { _ in CookieRejection(.unsupportedURL) }
+            return summary
+        }
+        let now = clock()
+        var outcomes: [CanonicalCookie.Outcome] = []
+        outcomes.reserveCapacity(headers.count)
+        for header in headers {
+            guard let parsed = ParsedCookie.parse(header) else {
+                summary.rejected.append(CookieRejection(.malformed))
+                continue
+            }
+            switch CanonicalCookie.make(parsed, request: request, context: context, api: api, now: now) {
+            case .success(let outcome): outcomes.append(outcome)
+            case .failure(let rejection): summary.rejected.append(rejection)
+            }
+        }
+        if outcomes.isEmpty { return summary }
+        try apply(outcomes.map { ($0.cookie, $0.deletes) }, fromSecureOrigin: request.isSecureOrigin, api: api,
+                  url: url, context: context, now: now, summary: &summary)
+        return summary
+    }
+
+    /// Stores cookies from a response's header fields (every `Set-Cookie` among them).
+    @discardableResult
+    public func setCookies(fromResponseHeaderFields fields: [(name: String, value: String)], for url: URL,
+                           context: CookieRequestContext = .topLevelNavigation) throws -> CookieWriteSummary {
+        try setCookies(fromSetCookieHeaders: fields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value),
+                       for: url, context: context)
+    }
+
+    /// Stores one cookie given whole, with the rules a `Set-Cookie` from its own domain over HTTPS
+    /// would meet (public suffixes, prefixes, size, 400-day cap). Its creation time is kept when it
+    /// replaces an existing cookie.
+    ///
+    /// - Throws: `CookieRejection` when a rule refuses it; a `StoreError` when it could not be committed.
+    public func setCookie(_ cookie: Cookie, api: CookieAPI = .http) throws {
+        let summary = try setCookies([cookie], api: api)
+        if let rejection = summary.rejected.first { throw rejection }
+    }
+
+    /// Stores cookies given whole (an import), in one transaction; refused ones are listed in the summary.
+    @discardableResult
+    public func setCookies(_ cookies: [Cookie], api: CookieAPI = .http) throws -> CookieWriteSummary {
+        var summary = CookieWriteSummary()
+        let now = clock()
+        var accepted: [(Cookie, Bool)] = []
+        for cookie in cookies {
+            switch CanonicalCookie.validate(cookie, api: api, now: now) {
+            case .success(var valid):
+                valid.modified = now
+                accepted.append((valid, valid.isExpired(at: now)))
+            case .failure(let rejection): summary.rejected.append(rejection)
+            }
+        }
+        if !accepted.isEmpty {
+            try apply(accepted, fromSecureOrigin: true, api: api, url: nil, context: .topLevelNavigation, now: now, summary: &summary)
+        }
+        return summary
+    }
+
+    /// Deletes one cookie (matched by name, domain, host-only flag, path and partition).
+    public func delete(_ cookie: Cookie) throws {
+        try remove(cause: .explicit) { $0.key == cookie.key }
+    }
+
+    /// Deletes the cookies named `name` whose domain is `domain` (with or without a leading dot), and path `path` if given.
+    ///
+    /// - Returns: the cookies deleted.
+    @discardableResult
+    public func deleteCookies(named name: String, domain: String, path: String? = nil) throws -> [Cookie] {
+        var domain = domain.lowercased()
+        if domain.hasPrefix(".") { domain.removeFirst() }
+        return try remove(cause: .explicit) { $0.name == name && $0.domain == domain && (path == nil || $0.path == path) }
+    }
+
+    /// Ends the store's browsing session: every session cookie (no expiry) is removed, in every
+    /// process sharing the store.
+    ///
+    /// - Returns: the cookies removed.
+    @discardableResult
+    public func endSession() throws -> [Cookie] {
+        try remove(cause: .explicit, everySite: true) { $0.isSession }
+    }
+
+    /// The store's cookie policy, kept in the store's settings.
+    public var policy: CookiePolicy {
+        state.withLock { s in
+            try? refresh(&s)
+            return s.policy
+        }
+    }
+
+    /// A stream of every change to this store's cookies made through this object, and of the
+    /// sites reloaded after other processes changed them (reported as removal of nothing).
+    public func changes() -> AsyncStream<CookieStoreChange> {
+        let (stream, continuation) = AsyncStream<CookieStoreChange>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+        let id = state.withLock { s in
+            let id = s.nextObserver
+            s.nextObserver += 1
+            s.observers[id] = continuation
+            return id
+        }
+        continuation.onTermination = { [weak self] _ in
+            _ = self?.state.withLock { $0.observers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    // MARK: - Internals
+
+    static func listingOrder(_ a: Cookie, _ b: Cookie) -> Bool {
+        if a.domain != b.domain { return a.domain < b.domain }
+        if a.path != b.path { return a.path < b.path }
+        if a.name != b.name { return a.name < b.name }
+        return a.created < b.created
+    }
+
+    private func allows(_ policy: CookiePolicy, url: URL, context: CookieRequestContext) -> Bool {
+        switch policy {
+        case .allowAll: return true
+        case .disallow: return false
+        case .blockThirdParty: return context.isNavigation || context.isSameSite(url)
+        }
+    }
+
+    private func apply(_ cookies: [(Cookie, Bool)], fromSecureOrigin: Bool, api: CookieAPI, url: URL?,
+                       context: CookieRequestContext, now: Date, summary: inout CookieWriteSummary) throws {
+        let (ticket, inflightID, sites) = try state.withLock { s -> (UInt64?, UInt64, Set<String>) in
+            try refresh(&s)
+            if let url, !allows(s.policy, url: url, context: context) {
+                summary.rejected += cookies.map { CookieRejection(.policy, name: $0.0.name) }
+                return (nil, 0, [])
+            }
+            if url == nil && s.policy == .disallow {
+                summary.rejected += cookies.map { CookieRejection(.policy, name: $0.0.name) }
+                return (nil, 0, [])
+            }
+            var changes: [CookieJarChange] = []
+            var events: [CookieStoreChange] = []
+            var sites = Set<String>()
+            for (cookie, deletes) in cookies {
+                switch s.jar.insert(cookie, deletes: deletes, fromSecureOrigin: fromSecureOrigin, api: api, now: now) {
+                case .success(let insertion):
+                    changes += insertion.changes
+                    sites.insert(cookie.site)
+                    if deletes {
+                        if !insertion.changes.isEmpty { summary.deleted += 1 }
+                    } else {
+                        summary.stored += 1
+                    }
+                    summary.evicted += insertion.evicted.count
+                    for c in insertion.evicted { sites.insert(c.site); events.append(CookieStoreChange(cookie: c, cause: .evicted, removed: true)) }
+                    if !s.observers.isEmpty {
+                        events.append(CookieStoreChange(cookie: cookie, cause: insertion.cause, removed: deletes))
+                    }
+                case .failure(let rejection):
+                    summary.rejected.append(rejection)
+                }
+            }
+            // Purge what has expired in the sites written to.
+            for site in sites {
+                for c in s.jar.purgeExpired(site: site, now: now) { changes.append(.delete(c)) }
+            }
+            guard !changes.isEmpty else { return (nil, 0, []) }
+            notify(&s, events)
+            let touched = s.touched
+            s.touched = []
+            let id = s.nextInflight
+            s.nextInflight += 1
+            s.inflight[id] = changes
+            let log = sites.count > 1000 ? [ChangeLogEntry(.cookies, site: "*")] : sites.map { ChangeLogEntry(.cookies, site: $0) }
+            let frozen = changes
+            let ticket = database.enqueueWrite(changes: log) { db in
+                try CookiePersistence.apply(frozen, touched: touched, db)
+            }
+            return (ticket, id, sites)
+        }
+        guard let ticket else { return }
+        do {
+            try database.waitForCommit(ticket)
+            state.withLock { _ = $0.inflight.removeValue(forKey: inflightID) }
+        } catch {
+            // Nothing of this write is kept: make memory agree with the database again.
+            try? state.withLock { s in
+                s.inflight.removeValue(forKey: inflightID)
+                try reload(&s, sites: sites)
+            }
+            throw Self.storeError(error)
+        }
+    }
+
+    /// Removes cookies matching `predicate` from memory and the database.
+    @discardableResult
+    func remove(cause: CookieChangeCause, everySite: Bool = false, where predicate: @escaping (Cookie) -> Bool) throws -> [Cookie] {
+        let (ticket, inflightID, removed) = try state.withLock { s -> (UInt64?, UInt64, [Cookie]) in
+            try refresh(&s)
+            let removed = s.jar.remove(where: predicate)
+            guard !removed.isEmpty else { return (nil, 0, []) }
+            notify(&s, removed.map { CookieStoreChange(cookie: $0, cause: cause, removed: true) })
+            let changes = removed.map { CookieJarChange.delete($0) }
+            let id = s.nextInflight
+            s.nextInflight += 1
+            s.inflight[id] = changes
+            let sites = Set(removed.map(\.site))
+            let log = everySite || sites.count > 1000 ? [ChangeLogEntry(.cookies, site: "*")] : sites.map { ChangeLogEntry(.cookies, site: $0) }
+            let ticket = database.enqueueWrite(changes: log) { db in try CookiePersistence.apply(changes, touched: [], db) }
+            return (ticket, id, removed)
+        }
+        guard let ticket else { return [] }
+        do {
+            try database.waitForCommit(ticket)
+            state.withLock { _ = $0.inflight.removeValue(forKey: inflightID) }
+        } catch {
+            try? state.withLock { s in
+                s.inflight.removeValue(forKey: inflightID)
+                try reload(&s, sites: Set(removed.map(\.site)))
+            }
+            throw Self.storeError(error)
+        }
+        return removed
+    }
+
+    /// Applies another process's changes: reloads the sites the change log names.
+    private func refresh(_ s: inout State) throws {
+        guard let changes = try database.foreignChanges(since: s.lastSeq, lastVersion: &s.lastVersion) else { return }
+        s.lastSeq = changes.newestSeq
+        var sites = Set<String>()
+        var everything = changes.everything
+        var settingsChanged = changes.everything
+        for entry in changes.entries {
+            if entry.dataType == "settings" { settingsChanged = true }
+            guard entry.dataType == WebsiteDataType.cookies.cliName else { continue }
+            if entry.site == "*" { everything = true } else { sites.insert(entry.site) }
+        }
+        if settingsChanged {
+            let values = try database.read { try SettingsTable.values($0) }
+            s.jar.limits = SettingsTable.cookieLimits(values)
+            s.policy = SettingsTable.cookiePolicy(values)
+        }
+        if everything {
+            let all = try database.read { try CookiePersistence.loadAll($0) }
+            s.jar.replaceAll(with: all)
+            replayInflight(&s, sites: nil)
+        } else if !sites.isEmpty {
+            try reload(&s, sites: sites)
+        }
+    }
+
+    private func reload(_ s: inout State, sites: Set<String>) throws {
+        let loaded = try database.read { try CookiePersistence.load(sites: Array(sites), $0) }
+        for (site, cookies) in loaded { s.jar.replaceSite(site, with: cookies) }
+        replayInflight(&s, sites: sites)
+    }
+
+    /// Re-applies this process's not-yet-acknowledged changes over freshly loaded sites.
+    private func replayInflight(_ s: inout State, sites: Set<String>?) {
+        for id in s.inflight.keys.sorted() {
+            for change in s.inflight[id]! where sites?.contains(change.site) ?? true {
+                switch change {
+                case .upsert(let c):
+                    _ = s.jar.remove { $0.key == c.key }
+                    s.jar.replaceSite(c.site, with: (s.jar.sites[c.site] ?? []) + [c])
+                case .delete(let c):
+                    _ = s.jar.remove { $0.key == c.key }
+                }
+            }
+        }
+    }
+
+    private func notify(_ s: inout State, _ events: [CookieStoreChange]) {
+        guard !s.observers.isEmpty else { return }
+        for continuation in s.observers.values { for e in events { continuation.yield(e) } }
+    }
+
+    /// Applies new limits or policy set through this process's store object.
+    func settingsChanged(_ values: [String: String]) {
+        state.withLock { s in
+            s.jar.limits = SettingsTable.cookieLimits(values)
+            s.policy = SettingsTable.cookiePolicy(values)
+        }
+    }
+
+    static func storeError(_ error: Error) -> Error {
+        if let db = error as? DatabaseError { return StoreError.database(db) }
+        return error
+    }
+}

@@ -1,0 +1,142 @@
+import CSQLite
+import Foundation
+
+/// A value bound to, or read from, an SQL statement.
+enum DatabaseValue: Sendable, Equatable {
+    case null
+    case integer(Int64)
+    case real(Double)
+    case text(String)
+    case blob([UInt8])
+}
+
+/// A prepared statement that owns its SQLite pointer and finalises it when released.
+///
+/// Not thread-safe: a statement belongs to one `DatabaseConnection` and is used under its lock.
+final class Statement {
+    let handle: OpaquePointer
+    let sql: String
+    unowned let connection: DatabaseConnection
+
+    init(connection: DatabaseConnection, sql: String) throws(DatabaseError) {
+        var pointer: OpaquePointer?
+        let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        guard code == SQLITE_OK, let pointer else {
+            throw DatabaseError(connection: connection.handle, code: code, sql: sql)
+        }
+        self.handle = pointer
+        self.sql = sql
+        self.connection = connection
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Resets the statement and binds `values` to its parameters, in order.
+    func reset(binding values: [DatabaseValue] = []) throws(DatabaseError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        for (offset, value) in values.enumerated() {
+            try bind(value, at: Int32(offset + 1))
+        }
+    }
+
+    func bind(_ value: DatabaseValue, at index: Int32) throws(DatabaseError) {
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(handle, index)
+        case .integer(let v): code = sqlite3_bind_int64(handle, index, v)
+        case .real(let v): code = sqlite3_bind_double(handle, index, v)
+        case .text(let v): code = sqlite3_bind_text(handle, index, v, -1, wk_sqlite_transient())
+        case .blob(let v):
+            code = v.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), wk_sqlite_transient()) }
+        }
+        guard code == SQLITE_OK else { throw DatabaseError(connection: connection.handle, code: code, sql: sql) }
+    }
+
+    /// Steps once: `true` when a row is ready, `false` when done.
+    @discardableResult
+    func step() throws(DatabaseError) -> Bool {
+        let code = sqlite3_step(handle)
+        switch code {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let error = DatabaseError(connection: connection.handle, code: code, sql: sql)
+            sqlite3_reset(handle)
+            throw error
+        }
+    }
+
+    /// Runs the statement to completion with `values` bound.
+    func execute(_ values: [DatabaseValue] = []) throws(DatabaseError) {
+        try reset(binding: values)
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
+    /// Runs the statement and collects one value per row with `read`.
+    func rows<T>(_ values: [DatabaseValue] = [], _ read: (Row) throws -> T) throws -> [T] {
+        try reset(binding: values)
+        defer { sqlite3_reset(handle) }
+        var result: [T] = []
+        let row = Row(statement: self)
+        while try step() { result.append(try read(row)) }
+        return result
+    }
+
+    /// Runs the statement and reads the first column of the first row, if any.
+    func scalar(_ values: [DatabaseValue] = []) throws(DatabaseError) -> DatabaseValue? {
+        try reset(binding: values)
+        defer { sqlite3_reset(handle) }
+        guard try step() else { return nil }
+        return Row(statement: self)[0]
+    }
+}
+
+/// The current row of a stepping statement. Valid only until the next step.
+struct Row {
+    let statement: Statement
+
+    var count: Int { Int(sqlite3_column_count(statement.handle)) }
+
+    subscript(index: Int32) -> DatabaseValue {
+        let h = statement.handle
+        switch sqlite3_column_type(h, index) {
+        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(h, index))
+        case SQLITE_FLOAT: return .real(sqlite3_column_double(h, index))
+        case SQLITE_TEXT: return .text(string(index))
+        case SQLITE_BLOB: return .blob(blob(index))
+        default: return .null
+        }
+    }
+
+    func isNull(_ index: Int32) -> Bool { sqlite3_column_type(statement.handle, index) == SQLITE_NULL }
+    func int(_ index: Int32) -> Int64 { sqlite3_column_int64(statement.handle, index) }
+    func double(_ index: Int32) -> Double { sqlite3_column_double(statement.handle, index) }
+    func bool(_ index: Int32) -> Bool { sqlite3_column_int64(statement.handle, index) != 0 }
+    func string(_ index: Int32) -> String {
+        guard let text = sqlite3_column_text(statement.handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(statement.handle, index))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+    func optionalString(_ index: Int32) -> String? { isNull(index) ? nil : string(index) }
+    func optionalDouble(_ index: Int32) -> Double? { isNull(index) ? nil : double(index) }
+    func blob(_ index: Int32) -> [UInt8] {
+        let count = Int(sqlite3_column_bytes(statement.handle, index))
+        guard count > 0, let bytes = sqlite3_column_blob(statement.handle, index) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
+    }
+}
+
+extension DatabaseValue {
+    /// The value as an integer, when it is one.
+    var int64: Int64? {
+        switch self {
+        case .integer(let v): v
+        case .real(let v): Int64(exactly: v)
+        default: nil
+        }
+    }
+    /// The value as text, when it is text.
+    var text: String? { if case .text(let v) = self { v } else { nil } }
+}

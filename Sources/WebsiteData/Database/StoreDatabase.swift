@@ -1,0 +1,223 @@
+import Foundation
+import Synchronization
+
+/// A store's SQLite database: the writer connection behind a lock, a reader connection for
+/// coherence checks, group commit, and the change log that keeps processes in step.
+///
+/// Locks are taken in one order: an owner's own lock (a data type's in-memory state), then
+/// `reader`, then `writer`, then the commit queue's; the commit leader holds only `writer`.
+final class StoreDatabase: Sendable {
+    /// The directory of a persistent store, or `nil` in memory.
+    let directory: URL?
+    /// The main database file, or `nil` in memory.
+    let file: URL?
+    let writer: LockedConnection
+    /// A second connection for reads, so a lookup never waits for a commit. In memory, `nil`: reads use the writer.
+    let reader: LockedConnection?
+    private let queue = CommitQueue()
+    /// Change-log sequence numbers this object wrote, so its own commits don't look like another process's.
+    private let ownSequences = Mutex<OwnSequences>(OwnSequences())
+
+    struct OwnSequences {
+        var ranges: [ClosedRange<Int64>] = []
+        mutating func add(_ range: ClosedRange<Int64>) {
+            ranges.append(range)
+            if ranges.count > 4096 { ranges.removeFirst(2048) }
+        }
+        func contains(_ seq: Int64) -> Bool { ranges.contains { $0.contains(seq) } }
+    }
+
+    /// The file name of the main database inside a store directory.
+    static let fileName = "store.sqlite"
+
+    /// Opens (creating when needed) the database of a store directory, or an in-memory one.
+    init(directory: URL?) throws {
+        self.directory = directory
+        guard let directory else {
+            let connection = try DatabaseConnection(location: .memory)
+            try Migrator().migrate(connection, path: ":memory:")
+            self.file = nil
+            self.writer = LockedConnection(connection)
+            self.reader = nil
+            return
+        }
+        let file = directory.appendingPathComponent(Self.fileName)
+        self.file = file
+        let existed = FileManager.default.fileExists(atPath: file.path)
+        let writer: DatabaseConnection
+        do {
+            writer = try DatabaseConnection(location: .file(file))
+            // Check before anything is written: a newer or foreign file is refused untouched.
+            try Migrator().check(writer, path: file.path)
+            if !existed { try writer.execute("PRAGMA journal_mode = WAL") }
+            else if try writer.scalar("PRAGMA journal_mode")?.text != "wal" {
+                try writer.execute("PRAGMA journal_mode = WAL")
+            }
+            try writer.execute("PRAGMA synchronous = NORMAL")
+            try Migrator().migrate(writer, path: file.path)
+        } catch let error as DatabaseError {
+            if [.notADatabase, .corrupt].contains(error.code.primary) {
+                throw StoreError.corrupt(path: file.path, detail: error.message)
+            }
+            if [.cantOpen, .readOnly, .ioError].contains(error.code.primary) {
+                throw StoreError.cannotOpen(path: file.path, detail: error.message)
+            }
+            throw StoreError.database(error)
+        } catch let error as StoreError {
+            if case .notAStore(let detail) = error { throw StoreError.corrupt(path: file.path, detail: detail) }
+            throw error
+        }
+        Self.restrictPermissions(directory: directory)
+        self.writer = LockedConnection(writer)
+        self.reader = LockedConnection(try DatabaseConnection(location: .file(file)))
+    }
+
+    /// Makes the store's files readable by their owner only (0600).
+    static func restrictPermissions(directory: URL) {
+        let fm = FileManager.default
+        for name in (try? fm.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(fileName) {
+            chmod(directory.appendingPathComponent(name).path, 0o600)
+        }
+    }
+
+    // MARK: Reads
+
+    /// Runs `body` on the reader connection (the writer in memory).
+    func read<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
+        if let reader { return try reader.withLock { try body($0) } }
+        return try writer.withLock { try body($0) }
+    }
+
+    /// The change-log entries written by other connections since `lastSeq`, or `nil` when nothing
+    /// changed (`PRAGMA data_version`); `.all` when the log no longer reaches back that far.
+    func foreignChanges(since lastSeq: Int64, lastVersion: inout Int64) throws -> ForeignChanges? {
+        guard let reader else { return nil }
+        return try reader.withLock { db -> ForeignChanges? in
+            let version = try db.dataVersion()
+            guard version != lastVersion else { return nil }
+            lastVersion = version
+            return try db.transaction(write: false) {
+                let trimmed = try db.scalar("SELECT value FROM settings WHERE key = 'change_log.trimmed_through'")?.text.flatMap { Int64($0) } ?? 0
+                let entries = try db.rows("SELECT seq, data_type, site, since FROM change_log WHERE seq > ? ORDER BY seq", [.integer(lastSeq)]) {
+                    ChangeLogEntry(seq: $0.int(0), dataType: $0.string(1), site: $0.string(2), since: $0.optionalDouble(3))
+                }
+                let newest = entries.last?.seq ?? lastSeq
+                if lastSeq < trimmed { return ForeignChanges(entries: [], newestSeq: max(newest, trimmed), everything: true) }
+                let own = ownSequences.withLock { own in entries.filter { !own.contains($0.seq) } }
+                return ForeignChanges(entries: own, newestSeq: newest, everything: false)
+            }
+        }
+    }
+
+    /// The newest change-log sequence number.
+    func newestSequence() throws -> Int64 {
+        try read { try $0.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0 }
+    }
+
+    // MARK: Writes
+
+    /// Writes `body` in a transaction of its own, group-committed with concurrent writers, and
+    /// records `changes` in the change log. Returns once the change is committed.
+    ///
+    /// - Parameters:
+    ///   - changes: the (data type, site) pairs the write touches; site `*` for all.
+    ///   - body: the write; it runs inside a savepoint, so its failure undoes only itself.
+    func write(changes: [ChangeLogEntry], _ body: @escaping @Sendable (DatabaseConnection) throws -> Void) throws {
+        try waitForCommit(enqueueWrite(changes: changes, body))
+    }
+
+    /// Queues a write without waiting: callers that must keep writes in the order of their own
+    /// in-memory changes enqueue under their lock and wait after releasing it.
+    func enqueueWrite(changes: [ChangeLogEntry], _ body: @escaping @Sendable (DatabaseConnection) throws -> Void) -> UInt64 {
+        queue.enqueue(PendingWrite(changes: changes, body: body))
+    }
+
+    /// Waits until a queued write is committed (leading the commit when no other writer is).
+    ///
+    /// - Throws: the write's own error, or the transaction's.
+    func waitForCommit(_ ticket: UInt64) throws {
+        try queue.wait(for: ticket) { batch in self.commit(batch) }
+    }
+
+    /// Commits a batch in one transaction; returns each write's error, if any.
+    private func commit(_ batch: [PendingWrite]) -> [Error?] {
+        var errors = [Error?](repeating: nil, count: batch.count)
+        var range: ClosedRange<Int64>?
+        let failure: Error? = writer.withLock { db -> Error? in
+            do {
+                try db.transaction {
+                    var first: Int64?
+                    for (i, item) in batch.enumerated() {
+                        do {
+                            try db.execute("SAVEPOINT item")
+                            try item.body(db)
+                            for entry in item.changes {
+                                try db.execute("INSERT INTO change_log (data_type, site, since) VALUES (?, ?, ?)",
+                                               [.text(entry.dataType), .text(entry.site), entry.since.map { .real($0) } ?? .null])
+                                let seq = sqlite3LastInsertRowID(db)
+                                if first == nil { first = seq }
+                                range = first!...seq
+                            }
+                            try db.execute("RELEASE item")
+                        } catch {
+                            try? db.execute("ROLLBACK TO item")
+                            try? db.execute("RELEASE item")
+                            errors[i] = error
+                        }
+                    }
+                    if let range, range.upperBound % 512 < Int64(range.count) { try self.trimChangeLog(db) }
+                }
+                return nil
+            } catch {
+                return error
+            }
+        }
+        if let failure { return batch.map { _ in failure } }
+        if let range { ownSequences.withLock { $0.add(range) } }
+        return errors
+    }
+
+    /// Keeps the change log short: entries older than the newest 4096 are dropped, and the
+    /// point they were dropped to is recorded so a process that lags further reloads everything.
+    private func trimChangeLog(_ db: DatabaseConnection) throws {
+        guard let newest = try db.scalar("SELECT max(seq) FROM change_log")?.int64, newest > 4096 else { return }
+        let through = newest - 4096
+        try db.execute("DELETE FROM change_log WHERE seq <= ?", [.integer(through)])
+        try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('change_log.trimmed_through', ?)", [.text(String(through))])
+    }
+}
+
+/// One row of the change log.
+struct ChangeLogEntry: Sendable, Hashable {
+    var seq: Int64 = 0
+    var dataType: String
+    var site: String
+    var since: Double?
+
+    init(seq: Int64 = 0, dataType: String, site: String, since: Double? = nil) {
+        self.seq = seq
+        self.dataType = dataType
+        self.site = site
+        self.since = since
+    }
+
+    init(_ type: WebsiteDataType, site: String, since: Date? = nil) {
+        self.init(dataType: type.cliName, site: site, since: since?.timeIntervalSince1970)
+    }
+}
+
+/// What other connections changed.
+struct ForeignChanges: Sendable {
+    var entries: [ChangeLogEntry]
+    var newestSeq: Int64
+    /// The log was trimmed past this reader's position: reload everything.
+    var everything: Bool
+}
+
+struct PendingWrite: Sendable {
+    let changes: [ChangeLogEntry]
+    let body: @Sendable (DatabaseConnection) throws -> Void
+}
+
+import CSQLite
+private func sqlite3LastInsertRowID(_ db: DatabaseConnection) -> Int64 { sqlite3_last_insert_rowid(db.handle) }

@@ -1,0 +1,114 @@
+import CPSL
+import Foundation
+
+/// Sites and display names, by WebKit's rules, through libpsl's built-in public suffix list.
+///
+/// A display name is the registrable domain of a host (`www.example.co.uk` → `example.co.uk`).
+/// IP addresses and `localhost` keep their host; every `file:` origin shares one name,
+/// `Site.localFilesDisplayName`. Unlike WebKit, a host that is itself a public suffix
+/// (`github.io`) is its own display name, so data set there can be listed and removed.
+public enum Site {
+    /// The display name every `file:` URL shares (WebKit's wording).
+    public static let localFilesDisplayName = "Local documents on your computer"
+
+    /// The display name for a URL, or `nil` when it has no host and is not a `file:` URL.
+    public static func displayName(for url: URL) -> String? {
+        if url.scheme?.lowercased() == "file" { return localFilesDisplayName }
+        guard let host = canonicalHost(of: url) else { return nil }
+        return displayName(forHost: host)
+    }
+
+    /// The display name for a canonical (lower-case, no trailing dot) host name.
+    public static func displayName(forHost host: String) -> String {
+        if host.isEmpty { return host }
+        if isIPAddress(host) || host == "localhost" { return host }
+        return registrableDomain(host) ?? host
+    }
+
+    /// The registrable domain (eTLD+1) of a host, or `nil` when the host is a public suffix or an IP.
+    public static func registrableDomain(_ host: String) -> String? {
+        if isIPAddress(host) { return nil }
+        return host.withCString { pointer -> String? in
+            guard let result = psl_registrable_domain(psl_builtin(), pointer) else { return nil }
+            return String(cString: result)
+        }
+    }
+
+    /// Whether `domain` is a public suffix (`com`, `co.uk`, `github.io`), per libpsl's built-in list.
+    public static func isPublicSuffix(_ domain: String) -> Bool {
+        domain.withCString { psl_is_public_suffix2(psl_builtin(), $0, Int32(PSL_TYPE_ANY)) != 0 }
+    }
+
+    /// The host of a URL as cookies and sites use it: lower case, IDN in ASCII form as the URL
+    /// holds it, IPv6 without brackets, one trailing dot kept (a trailing-dot host is another host).
+    public static func canonicalHost(of url: URL) -> String? {
+        guard var host = url.host(percentEncoded: false), !host.isEmpty else { return nil }
+        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        return host.lowercased()
+    }
+
+    /// Whether a host is an IPv4 or IPv6 literal.
+    public static func isIPAddress(_ host: String) -> Bool {
+        if host.contains(":") { return true } // IPv6 literal; DNS names never contain ':'
+        var parts = 0
+        for part in host.split(separator: ".", omittingEmptySubsequences: false) {
+            parts += 1
+            guard !part.isEmpty, part.utf8.count <= 3, part.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                  let value = Int(part), value <= 255 else { return false }
+        }
+        return parts == 4
+    }
+
+    /// Whether a URL is a potentially trustworthy (secure) origin for cookies: `https`/`wss`,
+    /// or a loopback host (`localhost`, `*.localhost`, `127.0.0.0/8`, `::1`).
+    public static func isSecureOrigin(_ url: URL) -> Bool {
+        let scheme = url.scheme?.lowercased() ?? ""
+        if scheme == "https" || scheme == "wss" { return true }
+        guard let host = canonicalHost(of: url) else { return false }
+        return isLoopback(host)
+    }
+
+    /// Whether a host is loopback: `localhost`, a `.localhost` name, `127.0.0.0/8` or `::1`.
+    public static func isLoopback(_ host: String) -> Bool {
+        if host == "localhost" || host.hasSuffix(".localhost") || host == "::1" { return true }
+        return isIPAddress(host) && host.hasPrefix("127.")
+    }
+
+    /// Checks a site argument given by a user: a display name, never a path.
+    ///
+    /// - Throws: `StoreError.invalidArgument` for empty names, `/`, `\`, `..` or control characters.
+    public static func validateDisplayName(_ name: String) throws(StoreError) {
+        if name == localFilesDisplayName { return }
+        if name.isEmpty || name.contains("/") || name.contains("\\") || name.contains("..")
+            || name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            throw StoreError.invalidArgument("'\(name)' is not a site: give a display name such as example.com")
+        }
+    }
+}
+
+/// A schemeful site, as SameSite compares them: a scheme and a registrable domain (or host).
+public struct SchemefulSite: Hashable, Sendable, CustomStringConvertible {
+    /// `http` or `https` (`ws`/`wss` are folded into them).
+    public let scheme: String
+    /// The display name of the host.
+    public let site: String
+
+    /// The schemeful site of a URL or origin, or `nil` when the URL has no host.
+    public init?(_ url: URL) {
+        var scheme = url.scheme?.lowercased() ?? ""
+        if scheme == "wss" { scheme = "https" }
+        if scheme == "ws" { scheme = "http" }
+        guard let site = Site.displayName(for: url) else { return nil }
+        self.scheme = scheme
+        self.site = site
+    }
+
+    /// Creates a schemeful site from its parts.
+    public init(scheme: String, site: String) {
+        self.scheme = scheme
+        self.site = site
+    }
+
+    /// `scheme://site`.
+    public var description: String { "\(scheme)://\(site)" }
+}

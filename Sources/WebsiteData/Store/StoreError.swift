@@ -1,0 +1,45 @@
+import Foundation
+
+/// Why a store could not be opened or used.
+///
+/// Each case names what was wrong in terms a user can act on; `description` is one line.
+public enum StoreError: Error, Sendable, CustomStringConvertible, Equatable {
+    /// The store was written by a newer wkstore whose schema this binary does not know; it was not changed.
+    case newerSchema(path: String, found: Int, supported: Int)
+    /// The file is not a wkstore store (not SQLite, damaged, or another program's database); it was not changed.
+    case notAStore(detail: String)
+    /// A store file is damaged or not a database; it was not changed.
+    case corrupt(path: String, detail: String)
+    /// The store directory or file cannot be created or opened.
+    case cannotOpen(path: String, detail: String)
+    /// No store has this identifier.
+    case noSuchStore(identifier: UUID)
+    /// A store identifier, site or path argument was refused (for example `../x` or a NUL byte).
+    case invalidArgument(String)
+    /// A value given for a setting is not acceptable.
+    case invalidSetting(key: String, detail: String)
+    /// A database operation failed.
+    case database(DatabaseError)
+
+    /// A one-line message.
+    public var description: String {
+        switch self {
+        case let .newerSchema(path, found, supported):
+            return "the store at \(path) has schema version \(found), newer than this wkstore supports (\(supported)); upgrade wkstore to use it (the store was not changed)"
+        case let .notAStore(detail):
+            return "not a wkstore store: \(detail) (nothing was changed)"
+        case let .corrupt(path, detail):
+            return "the store file \(path) is damaged or not a database: \(detail) (it was not changed)"
+        case let .cannotOpen(path, detail):
+            return "cannot open the store at \(path): \(detail)"
+        case let .noSuchStore(identifier):
+            return "no store has the identifier \(identifier.uuidString)"
+        case let .invalidArgument(detail):
+            return detail
+        case let .invalidSetting(key, detail):
+            return "invalid value for \(key): \(detail)"
+        case let .database(error):
+            return error.description
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+/// A setting kept in the store, shared by every process that opens it.
+public struct StoreSetting: Sendable, Hashable, CustomStringConvertible {
+    /// The key, as `wkstore config` takes it (`cookies.max-total`).
+    public let key: String
+    /// What it controls.
+    public let summary: String
+    /// The value when none is set.
+    public let defaultValue: String
+    let validate: @Sendable (String) -> String?
+
+    /// The key.
+    public var description: String { key }
+
+    /// Cookies kept per site before eviction.
+    public static let cookiesMaxPerSite = StoreSetting(
+        key: "cookies.max-per-site", summary: "cookies kept per site before the least recently used are evicted",
+        defaultValue: "180", validate: positiveInteger)
+    /// Cookies kept in all before eviction.
+    public static let cookiesMaxTotal = StoreSetting(
+        key: "cookies.max-total", summary: "cookies kept in the whole store before the least recently used are evicted",
+        defaultValue: "3000", validate: positiveInteger)
+    /// The cookie policy: allow-all, block-third-party or disallow.
+    public static let cookiesPolicy = StoreSetting(
+        key: "cookies.policy", summary: "allow-all, block-third-party or disallow",
+        defaultValue: CookiePolicy.allowAll.rawValue,
+        validate: { CookiePolicy(rawValue: $0) == nil ? "expected one of: allow-all, block-third-party, disallow" : nil })
+
+    /// Every setting this version knows.
+    public static var all: [StoreSetting] { [cookiesMaxPerSite, cookiesMaxTotal, cookiesPolicy] }
+
+    /// The setting with this key.
+    public static func named(_ key: String) -> StoreSetting? { all.first { $0.key == key } }
+
+    public static func == (a: StoreSetting, b: StoreSetting) -> Bool { a.key == b.key }
+    public func hash(into hasher: inout Hasher) { hasher.combine(key) }
+
+    private static func positiveInteger(_ value: String) -> String? {
+        guard let n = Int(value), n > 0 else { return "expected a whole number above 0" }
+        _ = n
+        return nil
+    }
+}
+
+/// Reading and writing the `settings` table.
+enum SettingsTable {
+    static func values(_ db: DatabaseConnection) throws -> [String: String] {
+        Dictionary(try db.rows("SELECT key, value FROM settings") { ($0.string(0), $0.string(1)) },
+                   uniquingKeysWith: { _, b in b })
+    }
+
+    static func cookieLimits(_ values: [String: String]) -> CookieLimits {
+        CookieLimits(maxPerSite: values[StoreSetting.cookiesMaxPerSite.key].flatMap { Int($0) } ?? 180,
+                     maxTotal: values[StoreSetting.cookiesMaxTotal.key].flatMap { Int($0) } ?? 3000)
+    }
+
+    static func cookiePolicy(_ values: [String: String]) -> CookiePolicy {
+        values[StoreSetting.cookiesPolicy.key].flatMap(CookiePolicy.init) ?? .allowAll
+    }
+}
+
+/// Whether cookies are stored and sent.
+public enum CookiePolicy: String, Sendable, Hashable, CaseIterable, Codable {
+    /// Every cookie the rules allow.
+    case allowAll = "allow-all"
+    /// No cookie is stored or sent in a cross-site (third-party) context.
+    case blockThirdParty = "block-third-party"
+    /// No cookie is stored or sent.
+    case disallow
+}

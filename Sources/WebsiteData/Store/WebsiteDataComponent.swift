@@ -1,0 +1,56 @@
+import Foundation
+
+/// What a removal takes: data modified at or after a date, of some sites, or both.
+public struct RemovalFilter: Sendable, Hashable {
+    /// Remove only data modified at or after this date; `nil` for any date.
+    public var modifiedSince: Date?
+    /// Remove only data of these display names; `nil` for every site.
+    public var sites: Set<String>?
+
+    /// Creates a filter; with no arguments it matches everything.
+    public init(modifiedSince: Date? = nil, sites: Set<String>? = nil) {
+        self.modifiedSince = modifiedSince
+        self.sites = sites
+    }
+
+    /// Whether a piece of data of `site`, last modified at `modified`, is taken.
+    public func matches(site: String, modified: Date) -> Bool {
+        if let modifiedSince, modified < modifiedSince { return false }
+        if let sites, !sites.contains(site) { return false }
+        return true
+    }
+}
+
+/// One data type of a store: cookies, the disk cache, localStorage…
+///
+/// `WebsiteDataStore` lists and removes data by fanning out to its components; a new type
+/// plugs in by conforming to this protocol and touches no other type.
+protocol WebsiteDataComponent: Sendable {
+    /// The type this component holds.
+    var dataType: WebsiteDataType { get }
+    /// Bytes held per display name. Sites with no data are absent.
+    func siteSizes() throws -> [String: Int64]
+    /// Removes (or, with `dryRun`, only finds) the data the filter matches; returns the display names it took data from.
+    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String>
+}
+
+extension HTTPCookieStore: WebsiteDataComponent {
+    var dataType: WebsiteDataType { .cookies }
+
+    func siteSizes() throws -> [String: Int64] {
+        var sizes: [String: Int64] = [:]
+        for cookie in try allCookies() {
+            sizes[cookie.site, default: 0] += Int64(cookie.name.utf8.count + cookie.value.utf8.count
+                                                     + cookie.domain.utf8.count + cookie.path.utf8.count)
+        }
+        return sizes
+    }
+
+    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String> {
+        if dryRun {
+            return Set(try allCookies().filter { filter.matches(site: $0.site, modified: $0.modified) }.map(\.site))
+        }
+        let everySite = filter.sites == nil
+        return Set(try remove(cause: .explicit, everySite: everySite) { filter.matches(site: $0.site, modified: $0.modified) }.map(\.site))
+    }
+}

@@ -1,0 +1,176 @@
+import Foundation
+import Synchronization
+
+/// A website data store, as WebKit's `WKWebsiteDataStore`: cookies and the other types of
+/// website data, persistent in a directory of its own or held in memory only.
+///
+/// Persistent stores live in `$XDG_DATA_HOME/wkstore/<name>` (else `~/.local/share/wkstore/<name>`):
+/// `default` for `WebsiteDataStore.default()`, a UUID for `dataStore(forIdentifier:)`. A store
+/// may also be opened at any directory. Directories are created 0700 and files 0600.
+public final class WebsiteDataStore: Sendable {
+    /// The store's cookies.
+    public let httpCookieStore: HTTPCookieStore
+    /// Whether the store writes to disk.
+    public var isPersistent: Bool { directory != nil }
+    /// The store's directory, or `nil` for a non-persistent store.
+    public let directory: URL?
+    /// The identifier of a store made by `dataStore(forIdentifier:)`.
+    public let identifier: UUID?
+
+    let database: StoreDatabase
+    private let components: Mutex<[any WebsiteDataComponent]>
+
+    /// Opens (creating when needed) the store in `directory`.
+    ///
+    /// - Throws: `StoreError` when the directory cannot be made, the file is damaged or not a
+    ///   store, or was written by a newer wkstore. Nothing is changed in those cases.
+    public convenience init(directory: URL) throws {
+        try self.init(directory: directory, identifier: nil, clock: { Date() })
+    }
+
+    /// Opens a store with an injected clock (tests), at a directory or in memory.
+    init(directory: URL?, identifier: UUID?, clock: @escaping @Sendable () -> Date) throws {
+        if let directory { try Self.makeDirectory(directory) }
+        self.directory = directory
+        self.identifier = identifier
+        self.database = try StoreDatabase(directory: directory)
+        self.httpCookieStore = try HTTPCookieStore(database: database, clock: clock)
+        self.components = Mutex([httpCookieStore])
+    }
+
+    /// A store that keeps everything in memory and writes nothing to disk.
+    public static func nonPersistent() -> WebsiteDataStore {
+        // An in-memory database cannot fail to open short of memory exhaustion.
+        try! WebsiteDataStore(directory: nil, identifier: nil, clock: { Date() })
+    }
+
+    /// The default persistent store (`<root>/default`).
+    public static func `default`() throws -> WebsiteDataStore {
+        try WebsiteDataStore(directory: try rootDirectory().appendingPathComponent("default"), identifier: nil, clock: { Date() })
+    }
+
+    /// The persistent store with this identifier, created when it does not exist.
+    public static func dataStore(forIdentifier identifier: UUID) throws -> WebsiteDataStore {
+        try WebsiteDataStore(directory: try rootDirectory().appendingPathComponent(identifier.uuidString.lowercased()),
+                             identifier: identifier, clock: { Date() })
+    }
+
+    /// The identifiers of every store made by `dataStore(forIdentifier:)`, sorted.
+    public static func allDataStoreIdentifiers() throws -> [UUID] {
+        let root = try rootDirectory()
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: root.path)) ?? []
+        return names.compactMap { UUID(uuidString: $0) }.sorted { $0.uuidString < $1.uuidString }
+    }
+
+    /// Deletes the store with this identifier and all its data.
+    ///
+    /// - Throws: `StoreError.noSuchStore` when there is none.
+    public static func removeDataStore(forIdentifier identifier: UUID) throws {
+        let directory = try rootDirectory().appendingPathComponent(identifier.uuidString.lowercased())
+        guard FileManager.default.fileExists(atPath: directory.path) else { throw StoreError.noSuchStore(identifier: identifier) }
+        do { try FileManager.default.removeItem(at: directory) } catch {
+            throw StoreError.cannotOpen(path: directory.path, detail: error.localizedDescription)
+        }
+    }
+
+    /// Where persistent stores live: `$XDG_DATA_HOME/wkstore`, else `~/.local/share/wkstore`.
+    public static func rootDirectory() throws -> URL {
+        let env = ProcessInfo.processInfo.environment
+        if let xdg = env["XDG_DATA_HOME"], xdg.hasPrefix("/") {
+            return URL(fileURLWithPath: xdg).appendingPathComponent("wkstore")
+        }
+        guard let home = env["HOME"], !home.isEmpty else {
+            throw StoreError.cannotOpen(path: "~/.local/share/wkstore", detail: "neither XDG_DATA_HOME nor HOME is set")
+        }
+        return URL(fileURLWithPath: home).appendingPathComponent(".local/share/wkstore")
+    }
+
+    static func makeDirectory(_ directory: URL) throws {
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
+                                                    attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StoreError.cannotOpen(path: directory.path, detail: "cannot create the directory (\(error.localizedDescription))")
+        }
+    }
+
+    /// Adds a data type's component (used by the types that arrive with later modules).
+    func register(_ component: any WebsiteDataComponent) {
+        components.withLock { $0.append(component) }
+    }
+
+    private func components(ofTypes types: Set<WebsiteDataType>) -> [any WebsiteDataComponent] {
+        components.withLock { $0.filter { types.contains($0.dataType) } }
+    }
+
+    // MARK: - Records and removal
+
+    /// The sites that have data of the given types, each with its types and sizes, sorted by display name.
+    public func dataRecords(ofTypes types: Set<WebsiteDataType>) async throws -> [WebsiteDataRecord] {
+        var records: [String: WebsiteDataRecord] = [:]
+        for component in components(ofTypes: types) {
+            for (site, size) in try component.siteSizes() {
+                records[site, default: WebsiteDataRecord(displayName: site, dataTypes: [])].dataTypes.insert(component.dataType)
+                records[site]!.sizes[component.dataType, default: 0] += size
+            }
+        }
+        return records.values.sorted { $0.displayName < $1.displayName }
+    }
+
+    /// Removes data of the given types modified at or after `date`.
+    ///
+    /// - Returns: the records of what was removed (display names and types).
+    @discardableResult
+    public func removeData(ofTypes types: Set<WebsiteDataType>, modifiedSince date: Date) async throws -> [WebsiteDataRecord] {
+        try removeData(ofTypes: types, matching: RemovalFilter(modifiedSince: date), dryRun: false)
+    }
+
+    /// Removes all data of the given types for the display names of `records`.
+    ///
+    /// - Returns: the records of what was removed.
+    @discardableResult
+    public func removeData(ofTypes types: Set<WebsiteDataType>, for records: [WebsiteDataRecord]) async throws -> [WebsiteDataRecord] {
+        try removeData(ofTypes: types, matching: RemovalFilter(sites: Set(records.map(\.displayName))), dryRun: false)
+    }
+
+    /// Removes (or, with `dryRun`, only lists) the data of the given types that `filter` matches.
+    ///
+    /// - Returns: the records of what was, or would be, removed, sorted by display name.
+    @discardableResult
+    public func removeData(ofTypes types: Set<WebsiteDataType>, matching filter: RemovalFilter, dryRun: Bool = false) throws -> [WebsiteDataRecord] {
+        var records: [String: WebsiteDataRecord] = [:]
+        for component in components(ofTypes: types) {
+            for site in try component.removeData(matching: filter, dryRun: dryRun) {
+                records[site, default: WebsiteDataRecord(displayName: site, dataTypes: [])].dataTypes.insert(component.dataType)
+            }
+        }
+        return records.values.sorted { $0.displayName < $1.displayName }
+    }
+
+    /// Ends the store's browsing session: removes session cookies (in every process sharing the store).
+    @discardableResult
+    public func endSession() throws -> [Cookie] {
+        try httpCookieStore.endSession()
+    }
+
+    // MARK: - Settings
+
+    /// The store's settings, with defaults for those not set.
+    public func settings() throws -> [StoreSetting: String] {
+        let values = try database.read { try SettingsTable.values($0) }
+        var result: [StoreSetting: String] = [:]
+        for setting in StoreSetting.all { result[setting] = values[setting.key] ?? setting.defaultValue }
+        return result
+    }
+
+    /// Sets a setting for every process using the store.
+    ///
+    /// - Throws: `StoreError.invalidSetting` for a value the setting does not take.
+    public func set(_ setting: StoreSetting, to value: String) throws {
+        if let problem = setting.validate(value) { throw StoreError.invalidSetting(key: setting.key, detail: problem) }
+        try database.write(changes: [ChangeLogEntry(dataType: "settings", site: "*")]) { db in
+            try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(setting.key), .text(value)])
+        }
+        httpCookieStore.settingsChanged(try database.read { try SettingsTable.values($0) })
+    }
+}
