@@ -1,21 +1,5 @@
 import Foundation
 
-/// The size limits RFC 6265bis section 5.6 imposes on a `Set-Cookie` string.
-///
-/// Kept private to this file; the values are the ones the specification
-/// mandates, not tunables.
-private enum ParsedCookieLimits {
-    /// The maximum combined length, in octets, of the cookie name and value.
-    ///
-    /// A longer name-value pair makes the whole `Set-Cookie` ignored.
-    static let maxNameValueBytes = 4096
-
-    /// The maximum length, in octets, of one attribute value.
-    ///
-    /// A longer value makes only that attribute ignored.
-    static let maxAttributeValueBytes = 1024
-}
-
 /// The syntactic content of one `Set-Cookie` header field value.
 ///
 /// This is the output of the parsing algorithm of RFC 6265bis section 5.6
@@ -153,7 +137,7 @@ struct ParsedCookie: Sendable, Equatable {
         let nameLength = nameEnd - nameStart
         let valueLength = trimmedValueEnd - valueStart
         if nameLength == 0 && valueLength == 0 { return nil }
-        if nameLength + valueLength > ParsedCookieLimits.maxNameValueBytes { return nil }
+        if nameLength + valueLength > CookieRules.maxNameValueBytes { return nil }
 
         var cookie = ParsedCookie(
             name: string(bytes, nameStart, nameEnd),
@@ -185,7 +169,7 @@ struct ParsedCookie: Sendable, Equatable {
             }
             trim(bytes, start: &attrNameStart, end: &attrNameEnd)
             trim(bytes, start: &attrValueStart, end: &attrValueEnd)
-            if attrValueEnd - attrValueStart > ParsedCookieLimits.maxAttributeValueBytes { continue }
+            if attrValueEnd - attrValueStart > CookieRules.maxAttributeValueBytes { continue }
 
             let attrName = UnsafeBufferPointer(rebasing: bytes[attrNameStart..<attrNameEnd])
             let attrValue = UnsafeBufferPointer(rebasing: bytes[attrValueStart..<attrValueEnd])
