@@ -378,6 +378,29 @@ public final class HTTPCookieStore: Sendable {
         return removed
     }
 
+    /// Runs a long write (an import) holding this store's lock and the database's write lock,
+    /// in one transaction. `body` changes the jar and writes its changes with the `flush` it is
+    /// given; if it throws, the transaction is rolled back and the jar reloaded, so nothing of it remains.
+    func withExclusiveWrite<T: Sendable>(_ body: (inout CookieJar, Date, _ flush: (inout [CookieJarChange]) throws -> Void) throws -> T) throws -> T {
+        let now = clock()
+        return try state.withLock { s in
+            try refresh(&s)
+            do {
+                return try database.writeNow(changes: [ChangeLogEntry(.cookies, site: "*")]) { db in
+                    try body(&s.jar, now) { changes in
+                        try CookiePersistence.apply(changes, touched: [], db)
+                        changes.removeAll(keepingCapacity: true)
+                    }
+                }
+            } catch {
+                let all = try database.read { try CookiePersistence.loadAll($0) }
+                s.jar.replaceAll(with: all)
+                replayInflight(&s, sites: nil)
+                throw Self.storeError(error)
+            }
+        }
+    }
+
     /// Applies another process's changes: reloads the sites the change log names.
     private func refresh(_ s: inout State) throws {
         guard let changes = try database.foreignChanges(since: s.lastSeq, lastVersion: &s.lastVersion) else { return }

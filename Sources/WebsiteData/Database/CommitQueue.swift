@@ -14,6 +14,9 @@ final class CommitQueue: @unchecked Sendable {
     private var leaderActive = false
     private var errors: [UInt64: Error] = [:]
 
+    /// A batch committer: commits the writes in one transaction, returns each one's error or nil.
+    typealias Committer = ([PendingWrite]) -> [Error?]
+
     /// Queues a write; returns its ticket.
     func enqueue(_ write: PendingWrite) -> UInt64 {
         condition.lock()
@@ -26,9 +29,24 @@ final class CommitQueue: @unchecked Sendable {
 
     /// Waits until the write with `ticket` is committed, leading commits when no one else is.
     ///
-    /// - Parameter commit: commits a batch; returns each write's error, or nil for success.
-    func wait(for ticket: UInt64, commit: ([PendingWrite]) -> [Error?]) throws {
+    /// - Throws: that write's error.
+    func wait(for ticket: UInt64, commit: Committer) throws {
         condition.lock()
+        waitUntilCommitted(through: ticket, commit: commit)
+        let error = errors.removeValue(forKey: ticket)
+        condition.unlock()
+        if let error { throw error }
+    }
+
+    /// Waits until every write queued so far is committed. Errors stay with their writes.
+    func drain(commit: Committer) {
+        condition.lock()
+        waitUntilCommitted(through: nextTicket - 1, commit: commit)
+        condition.unlock()
+    }
+
+    /// Called with the lock held; returns with it held.
+    private func waitUntilCommitted(through ticket: UInt64, commit: Committer) {
         while committedThrough < ticket {
             if leaderActive {
                 condition.wait()
@@ -49,8 +67,5 @@ final class CommitQueue: @unchecked Sendable {
             leaderActive = false
             condition.broadcast()
         }
-        let error = errors.removeValue(forKey: ticket)
-        condition.unlock()
-        if let error { throw error }
     }
 }

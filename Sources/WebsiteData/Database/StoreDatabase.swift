@@ -139,6 +139,39 @@ final class StoreDatabase: Sendable {
         try queue.wait(for: ticket) { batch in self.commit(batch) }
     }
 
+    /// Commits every write queued so far (by any caller of this object).
+    func drainQueue() {
+        queue.drain { batch in self.commit(batch) }
+    }
+
+    /// Runs a long write (an import) in a transaction of its own, right away, after the writes
+    /// queued before it; records `changes` in the change log.
+    func writeNow<T>(changes: [ChangeLogEntry], _ body: (DatabaseConnection) throws -> T) throws -> T {
+        drainQueue()
+        var range: ClosedRange<Int64>?
+        let result = try writer.withLock { db in
+            try db.transaction {
+                let value = try body(db)
+                range = try self.log(changes, db)
+                return value
+            }
+        }
+        if let range { ownSequences.withLock { $0.add(range) } }
+        return result
+    }
+
+    /// Appends change-log rows; returns the sequence numbers they took.
+    private func log(_ changes: [ChangeLogEntry], _ db: DatabaseConnection) throws -> ClosedRange<Int64>? {
+        var range: ClosedRange<Int64>?
+        for entry in changes {
+            try db.execute("INSERT INTO change_log (data_type, site, since) VALUES (?, ?, ?)",
+                           [.text(entry.dataType), .text(entry.site), entry.since.map { .real($0) } ?? .null])
+            let seq = sqlite3LastInsertRowID(db)
+            range = (range?.lowerBound ?? seq)...seq
+        }
+        return range
+    }
+
     /// Commits a batch in one transaction; returns each write's error, if any.
     private func commit(_ batch: [PendingWrite]) -> [Error?] {
         var errors = [Error?](repeating: nil, count: batch.count)
@@ -146,19 +179,13 @@ final class StoreDatabase: Sendable {
         let failure: Error? = writer.withLock { db -> Error? in
             do {
                 try db.transaction {
-                    var first: Int64?
                     for (i, item) in batch.enumerated() {
                         do {
                             try db.execute("SAVEPOINT item")
                             try item.body(db)
-                            for entry in item.changes {
-                                try db.execute("INSERT INTO change_log (data_type, site, since) VALUES (?, ?, ?)",
-                                               [.text(entry.dataType), .text(entry.site), entry.since.map { .real($0) } ?? .null])
-                                let seq = sqlite3LastInsertRowID(db)
-                                if first == nil { first = seq }
-                                range = first!...seq
-                            }
+                            let logged = try self.log(item.changes, db)
                             try db.execute("RELEASE item")
+                            if let logged { range = (range?.lowerBound ?? logged.lowerBound)...logged.upperBound }
                         } catch {
                             try? db.execute("ROLLBACK TO item")
                             try? db.execute("RELEASE item")
