@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "WebsiteDataHTTP", targets: ["WebsiteDataHTTP"]),
         .executable(name: "wkstore", targets: ["wkstore"]),
         .executable(name: "wkstore-bench", targets: ["wkstore-bench"]),
+        .executable(name: "wkstore-stress", targets: ["wkstore-stress"]),
     ],
     targets: [
         .systemLibrary(
@@ -48,6 +49,10 @@ let package = Package(
         .executableTarget(
             name: "wkstore-bench",
             dependencies: ["WebsiteData", "WebsiteDataHTTP", "CSQLite"]
+        ),
+        .executableTarget(
+            name: "wkstore-stress",
+            dependencies: ["WebsiteData"]
         ),
         .testTarget(
             name: "WebsiteDataTests",

@@ -34,6 +34,9 @@ struct CookieJar {
     private(set) var sites: [String: [Cookie]] = [:]
     private(set) var count = 0
     var limits: CookieLimits
+    /// The newest creation time handed out, so that cookies created in the same instant still
+    /// order by arrival (Chromium does the same).
+    private var lastCreated = Date.distantPast
 
     init(limits: CookieLimits) { self.limits = limits }
 
@@ -76,6 +79,11 @@ struct CookieJar {
             count -= 1
             result.changes.append(.delete(old))
             result.cause = deletes ? .expired : .overwritten
+        }
+        if result.changes.isEmpty && cookie.created == now {
+            // A new cookie: its creation time is unique and increasing.
+            cookie.created = max(now, lastCreated.addingTimeInterval(1e-6))
+            lastCreated = cookie.created
         }
         if deletes {
             sites[site] = bucket.isEmpty ? nil : bucket

@@ -78,3 +78,8 @@ public struct WebsiteDataTypeError: Error, Sendable, CustomStringConvertible, Eq
 }
 
 import Foundation
+
+extension Set where Element == WebsiteDataType {
+    /// Every website data type: `store.dataRecords(ofTypes: .all)`.
+    public static var all: Set<WebsiteDataType> { WebsiteDataType.all }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+@testable import WebsiteData
+
+/// Real processes on one store: coherence, and nothing acknowledged lost to SIGKILL.
+@Suite struct ProcessTests {
+    let dir = TemporaryDirectory()
+
+    @Test func anotherProcessesWritesAreSeenOnTheNextLookup() throws {
+        let store = try WebsiteDataStore(directory: dir.url)
+        #expect(try store.httpCookieStore.allCookies().isEmpty)
+        let child = try ChildProcess("wkstore-stress", ["cookies", "--store", dir.url.path, "--batches", "3", "--per-batch", "2"])
+        #expect(child.wait() == 0)
+        // No reopen: the same store object sees the other process's cookies.
+        #expect(try store.httpCookieStore.allCookies().count == 6)
+        #expect(try store.httpCookieStore.header("https://site0.example/") == "c0_0=v0; c0_1=v0")
+    }
+
+    @Test func aClearByAnotherProcessIsSeenOnTheNextLookup() throws {
+        let store = try WebsiteDataStore(directory: dir.url)
+        try store.httpCookieStore.set("https://example.com/", "a=1", "b=2")
+        #expect(try store.httpCookieStore.header("https://example.com/") == "a=1; b=2")
+        let child = try ChildProcess("wkstore-stress", ["clear", "--store", dir.url.path])
+        #expect(child.readLine() == "cleared 1")
+        #expect(child.wait() == 0)
+        #expect(try store.httpCookieStore.header("https://example.com/") == nil)
+        // And this process's next write is seen by a fresh reader.
+        try store.httpCookieStore.set("https://example.com/", "c=3")
+        #expect(try WebsiteDataStore(directory: dir.url).httpCookieStore.header("https://example.com/") == "c=3")
+    }
+
+    @Test func twoStoreObjectsInOneProcessStayCoherent() throws {
+        let a = try WebsiteDataStore(directory: dir.url)
+        let b = try WebsiteDataStore(directory: dir.url)
+        try a.httpCookieStore.set("https://example.com/", "x=1")
+        #expect(try b.httpCookieStore.header("https://example.com/") == "x=1")
+        try b.httpCookieStore.set("https://example.com/", "x=2")
+        #expect(try a.httpCookieStore.header("https://example.com/") == "x=2")
+        try b.set(.cookiesPolicy, to: "disallow")
+        #expect(try a.httpCookieStore.header("https://example.com/") == nil)
+    }
+
+    @Test func killedRightAfterACommitLosesNothing() throws {
+        var acknowledgedTotal = 0
+        for round in 0..<20 {
+            let store = dir.path("kill-\(round)")
+            let child = try ChildProcess("wkstore-stress", ["cookies", "--store", store.path, "--batches", "100000",
+                                                           "--per-batch", "3", "--prefix", "r\(round)_"])
+            var acknowledged = -1
+            let stopAfter = Int.random(in: 1...40)
+            while let line = child.readLine(), line.hasPrefix("committed ") {
+                acknowledged = Int(line.dropFirst("committed ".count))!
+                if acknowledged >= stopAfter { break }
+            }
+            child.kill()
+            #expect(acknowledged >= stopAfter)
+            let reopened = try WebsiteDataStore(directory: store)
+            let names = Set(try reopened.httpCookieStore.allCookies().map(\.name))
+            for batch in 0...acknowledged {
+                for i in 0..<3 {
+                    #expect(names.contains("r\(round)_\(batch)_\(i)"), "round \(round): batch \(batch) was acknowledged")
+                }
+            }
+            // Nothing half-written: every batch present is present whole.
+            let batches = Dictionary(grouping: names, by: { $0.split(separator: "_").dropLast().joined(separator: "_") })
+            #expect(batches.values.allSatisfy { $0.count == 3 })
+            acknowledgedTotal += acknowledged + 1
+        }
+        print("kill safety: 20 kills, \(acknowledgedTotal) acknowledged batches, none lost")
+    }
+}

@@ -1,0 +1,167 @@
+import CSQLite
+import Foundation
+import Testing
+@testable import WebsiteData
+
+@Suite struct StoreTests {
+    let dir = TemporaryDirectory()
+
+    // MARK: Persistence
+
+    @Test func cookiesSurviveReopen() throws {
+        let clock = TestClock()
+        do {
+            let store = try WebsiteDataStore.testing(dir.url, clock: clock)
+            try store.httpCookieStore.set("https://example.com/", "persistent=1; Max-Age=3600", "session=1")
+        }
+        let reopened = try WebsiteDataStore.testing(dir.url, clock: clock)
+        #expect(try reopened.httpCookieStore.header("https://example.com/") == "persistent=1; session=1")
+    }
+
+    @Test func sessionCookiesLastUntilTheSessionEnds() throws {
+        let store = try WebsiteDataStore.testing(dir.url)
+        try store.httpCookieStore.set("https://example.com/", "persistent=1; Max-Age=3600", "session=1")
+        let removed = try store.endSession()
+        #expect(removed.map(\.name) == ["session"])
+        let reopened = try WebsiteDataStore.testing(dir.url)
+        #expect(try reopened.httpCookieStore.header("https://example.com/") == "persistent=1")
+    }
+
+    @Test func expiredCookiesArePurgedOnOpen() throws {
+        let clock = TestClock()
+        do {
+            let store = try WebsiteDataStore.testing(dir.url, clock: clock)
+            try store.httpCookieStore.set("https://example.com/", "short=1; Max-Age=10", "long=1; Max-Age=1000")
+        }
+        clock.advance(60)
+        _ = try WebsiteDataStore.testing(dir.url, clock: clock)
+        let names = try rows("SELECT name FROM cookies")
+        #expect(names == ["long"])
+    }
+
+    @Test func storeDirectoryAndFilesAreOwnerOnly() throws {
+        let store = try WebsiteDataStore.testing(dir.path("store"))
+        try store.httpCookieStore.set("https://example.com/", "a=1")
+        let attributes = try FileManager.default.attributesOfItem(atPath: dir.path("store").path)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700)
+        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path("store").path) {
+            let mode = try FileManager.default.attributesOfItem(atPath: dir.path("store/\(name)").path)[.posixPermissions] as? Int
+            #expect(mode == 0o600, "\(name)")
+        }
+    }
+
+    @Test func aNonPersistentStoreWritesNoFiles() throws {
+        let home = dir.path("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let child = try ChildProcess("wkstore-stress", ["nonpersistent", "--batches", "50"],
+                                     environment: ["HOME": home.path, "XDG_DATA_HOME": home.path, "TMPDIR": home.path])
+        child.process.currentDirectoryURL = home
+        #expect(child.readLine() == "cookies 50")
+        #expect(child.wait() == 0)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: home.path).isEmpty)
+        let store = WebsiteDataStore.nonPersistent()
+        #expect(!store.isPersistent && store.directory == nil)
+    }
+
+    // MARK: Records and removal
+
+    @Test func recordsAreGroupedByDisplayNameAndSorted() async throws {
+        let store = try WebsiteDataStore.testing(dir.url)
+        let cookies = store.httpCookieStore
+        try cookies.set("https://www.example.co.uk/", "a=1")
+        try cookies.set("https://shop.example.co.uk/", "b=1")
+        try cookies.set("http://127.0.0.1:8080/", "c=1")
+        try cookies.set("http://[::1]:8080/", "d=1")
+        try cookies.set("http://localhost/", "e=1")
+        try cookies.set("https://alpha.example/", "f=1")
+        let records = try await store.dataRecords(ofTypes: .all)
+        #expect(records.map(\.displayName) == ["127.0.0.1", "::1", "alpha.example", "example.co.uk", "localhost"])
+        #expect(records.allSatisfy { $0.dataTypes == [.cookies] && $0.totalSize > 0 })
+        #expect(try await store.dataRecords(ofTypes: [.diskCache]).isEmpty)
+    }
+
+    @Test func displayNamesFollowWebKitRules() {
+        #expect(Site.displayName(for: URL(string: "https://a.b.example.co.uk/x")!) == "example.co.uk")
+        #expect(Site.displayName(for: URL(string: "http://192.168.1.20/")!) == "192.168.1.20")
+        #expect(Site.displayName(for: URL(string: "http://[2001:db8::1]:80/")!) == "2001:db8::1")
+        #expect(Site.displayName(for: URL(string: "http://localhost:3000/")!) == "localhost")
+        #expect(Site.displayName(for: URL(string: "file:///tmp/a.html")!) == Site.localFilesDisplayName)
+        #expect(Site.displayName(for: URL(string: "file:///home/b.html")!) == Site.localFilesDisplayName)
+        #expect(Site.displayName(for: URL(string: "https://github.io/")!) == "github.io")
+        #expect(Site.displayName(for: URL(string: "https://me.github.io/")!) == "me.github.io")
+        #expect(Site.displayName(for: URL(string: "https://WWW.Example.COM/")!) == "example.com")
+    }
+
+    @Test func removalByDateTakesExactlyWhatWasModifiedSince() async throws {
+        let clock = TestClock()
+        let store = try WebsiteDataStore.testing(dir.url, clock: clock)
+        try store.httpCookieStore.set("https://old.example/", "a=1")
+        try store.httpCookieStore.set("https://both.example/", "old=1")
+        clock.advance(100)
+        let cut = clock.now
+        try store.httpCookieStore.set("https://both.example/", "new=1")
+        try store.httpCookieStore.set("https://new.example/", "b=1")
+        clock.advance(100)
+        _ = try store.httpCookieStore.header("https://old.example/") // reading changes nothing
+        let removed = try await store.removeData(ofTypes: [.cookies], modifiedSince: cut)
+        #expect(removed.map(\.displayName) == ["both.example", "new.example"])
+        #expect(Set(try store.httpCookieStore.allCookies().map(\.name)) == ["a", "old"])
+        #expect(try rows("SELECT name FROM cookies ORDER BY name") == ["a", "old"])
+    }
+
+    @Test func removalForRecordsTakesEverythingOfThoseSites() async throws {
+        let store = try WebsiteDataStore.testing(dir.url)
+        try store.httpCookieStore.set("https://www.a.example/", "x=1", "y=2")
+        try store.httpCookieStore.set("https://b.example/", "z=1")
+        let records = try await store.dataRecords(ofTypes: [.cookies]).filter { $0.displayName == "a.example" }
+        try await store.removeData(ofTypes: [.cookies], for: records)
+        #expect(try store.httpCookieStore.allCookies().map(\.name) == ["z"])
+    }
+
+    @Test func dryRunRemovesNothing() throws {
+        let store = try WebsiteDataStore.testing(dir.url)
+        try store.httpCookieStore.set("https://a.example/", "x=1")
+        let wouldRemove = try store.removeData(ofTypes: [.cookies], matching: RemovalFilter(), dryRun: true)
+        #expect(wouldRemove.map(\.displayName) == ["a.example"])
+        #expect(try store.httpCookieStore.allCookies().count == 1)
+    }
+
+    @Test func removalOfOtherTypesLeavesCookies() async throws {
+        let store = try WebsiteDataStore.testing(dir.url)
+        try store.httpCookieStore.set("https://a.example/", "x=1")
+        let removed = try await store.removeData(ofTypes: [.diskCache, .localStorage], modifiedSince: .distantPast)
+        #expect(removed.isEmpty)
+        #expect(try store.httpCookieStore.allCookies().count == 1)
+    }
+
+    // MARK: Settings
+
+    @Test func settingsPersistAndAreShared() throws {
+        let store = try WebsiteDataStore.testing(dir.url)
+        try store.set(.cookiesMaxTotal, to: "1000000")
+        let other = try WebsiteDataStore.testing(dir.url)
+        #expect(try other.settings()[.cookiesMaxTotal] == "1000000")
+        #expect(try other.settings()[.cookiesMaxPerSite] == "180")
+        #expect(throws: StoreError.self) { try store.set(.cookiesMaxPerSite, to: "-4") }
+        #expect(throws: StoreError.self) { try store.set(.cookiesMaxPerSite, to: "lots") }
+    }
+
+    // MARK: Identified stores
+
+    @Test func typesHaveWebKitAndShortNames() throws {
+        #expect(WebsiteDataType.cookies.rawValue == "WKWebsiteDataTypeCookies")
+        #expect(WebsiteDataType.offlineWebApplicationCache.cliName == "appcache")
+        #expect(try WebsiteDataType.parseList("cookies,diskcache") == [.cookies, .diskCache])
+        #expect(try WebsiteDataType.parseList("all") == WebsiteDataType.all)
+        #expect(try WebsiteDataType.parseList("WKWebsiteDataTypeLocalStorage") == [.localStorage])
+        #expect(throws: WebsiteDataTypeError(name: "cookie")) { try WebsiteDataType.parseList("cookies,cookie") }
+        #expect(WebsiteDataTypeError(name: "x").description.contains("indexeddb"))
+    }
+
+    // MARK: Helpers
+
+    func rows(_ sql: String) throws -> [String] {
+        let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        return try db.rows(sql) { $0.string(0) }
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import Synchronization
+@testable import WebsiteData
+
+/// A temporary directory removed when the value is released.
+final class TemporaryDirectory: Sendable {
+    let url: URL
+
+    init() {
+        url = URL(fileURLWithPath: NSTemporaryDirectory())
+            .appendingPathComponent("wkstore-tests-\(UUID().uuidString)")
+        try! FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    func path(_ name: String) -> URL { url.appendingPathComponent(name) }
+}
+
+/// A clock tests move by hand.
+final class TestClock: Sendable {
+    private let current: Mutex<Date>
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
+    var now: Date { current.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
+    var function: @Sendable () -> Date { { self.now } }
+}
+
+extension WebsiteDataStore {
+    /// A store for tests: in `directory` (or memory), with a test clock.
+    static func testing(_ directory: URL? = nil, clock: TestClock = TestClock()) throws -> WebsiteDataStore {
+        try WebsiteDataStore(directory: directory, identifier: nil, clock: clock.function)
+    }
+}
+
+extension HTTPCookieStore {
+    /// Sets cookies from `Set-Cookie` strings for a URL string (tests' shorthand).
+    @discardableResult
+    func set(_ url: String, _ headers: String..., context: CookieRequestContext = .topLevelNavigation,
+             api: CookieAPI = .http) throws -> CookieWriteSummary {
+        try setCookies(fromSetCookieHeaders: headers, for: URL(string: url)!, context: context, api: api)
+    }
+
+    /// The `Cookie` header for a URL string (tests' shorthand).
+    func header(_ url: String, context: CookieRequestContext = .topLevelNavigation) throws -> String? {
+        try cookieHeader(for: URL(string: url)!, context: context)
+    }
+}
+
+/// The directory holding the built products (the test bundle's own directory).
+let productsDirectory: URL = {
+    let exe = URL(fileURLWithPath: try! FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+    var dir = exe.deletingLastPathComponent()
+    while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("wkstore-stress").path) {
+        dir = dir.deletingLastPathComponent()
+    }
+    return dir
+}()
+
+/// A child process with its standard output readable line by line.
+final class ChildProcess: @unchecked Sendable {
+    let process = Process()
+    private let output = Pipe()
+    private var buffer = Data()
+
+    init(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+        process.executableURL = productsDirectory.appendingPathComponent(executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+    }
+
+    /// The next line of output, or nil at end of file.
+    func readLine() -> String? {
+        while true {
+            if let newline = buffer.firstIndex(of: 10) {
+                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
+                buffer.removeSubrange(buffer.startIndex...newline)
+                return line
+            }
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { return nil }
+            buffer.append(chunk)
+        }
+    }
+
+    func kill() {
+        Foundation.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
+    func wait() -> Int32 {
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+}
