@@ -392,3 +392,14 @@ import Testing
         #expect(seen == [.inserted, .overwritten, .expired])
     }
 }
+
+extension CookieStorageModelTests {
+    @Test func loweringALimitEvictsAtOnce() throws {
+        for i in 0..<5 {
+            try store.set("https://example.com/", "c\(i)=1")
+            clock.advance(1)
+        }
+        try dataStore.set(.cookiesMaxPerSite, to: "2")
+        #expect(Set(try store.allCookies().map(\.name)) == ["c3", "c4"])
+    }
+}

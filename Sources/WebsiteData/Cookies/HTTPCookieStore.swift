@@ -453,12 +453,21 @@ public final class HTTPCookieStore: Sendable {
         for continuation in s.observers.values { for e in events { continuation.yield(e) } }
     }
 
-    /// Applies new limits or policy set through this process's store object.
-    func settingsChanged(_ values: [String: String]) {
-        state.withLock { s in
+    /// Applies new limits or policy set through this process's store object; lowered limits
+    /// evict at once (and the evictions are committed before this returns).
+    func settingsChanged(_ values: [String: String]) throws {
+        let ticket = state.withLock { s -> UInt64? in
             s.jar.limits = SettingsTable.cookieLimits(values)
             s.policy = SettingsTable.cookiePolicy(values)
+            let evicted = s.jar.enforceLimits(now: clock())
+            guard !evicted.isEmpty else { return nil }
+            notify(&s, evicted.map { CookieStoreChange(cookie: $0, cause: .evicted, removed: true) })
+            let changes = evicted.map { CookieJarChange.delete($0) }
+            return database.enqueueWrite(changes: [ChangeLogEntry(.cookies, site: "*")]) { db in
+                try CookiePersistence.apply(changes, touched: [], db)
+            }
         }
+        if let ticket { try database.waitForCommit(ticket) }
     }
 
     static func storeError(_ error: Error) -> Error {

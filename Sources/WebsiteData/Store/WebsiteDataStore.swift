@@ -171,6 +171,6 @@ public final class WebsiteDataStore: Sendable {
         try database.write(changes: [ChangeLogEntry(dataType: "settings", site: "*")]) { db in
             try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(setting.key), .text(value)])
         }
-        httpCookieStore.settingsChanged(try database.read { try SettingsTable.values($0) })
+        try httpCookieStore.settingsChanged(try database.read { try SettingsTable.values($0) })
     }
 }
