@@ -52,7 +52,7 @@ public final class HTTPCookieStore: Sendable {
         var nextObserver: UInt64 = 0
     }
 
-    init(database: StoreDatabase, clock: @escaping @Sendable () -> Date) throws {
+    required init(database: StoreDatabase, clock: @escaping @Sendable () -> Date) throws {
         self.database = database
         self.clock = clock
         let now = clock()

@@ -26,6 +26,8 @@ public struct RemovalFilter: Sendable, Hashable {
 /// `WebsiteDataStore` lists and removes data by fanning out to its components; a new type
 /// plugs in by conforming to this protocol and touches no other type.
 protocol WebsiteDataComponent: Sendable {
+    /// Opens the component of a store when the store opens.
+    static func open(database: StoreDatabase, clock: @escaping @Sendable () -> Date) throws -> Self
     /// The type this component holds.
     var dataType: WebsiteDataType { get }
     /// Bytes held per display name. Sites with no data are absent.
@@ -35,6 +37,10 @@ protocol WebsiteDataComponent: Sendable {
 }
 
 extension HTTPCookieStore: WebsiteDataComponent {
+    static func open(database: StoreDatabase, clock: @escaping @Sendable () -> Date) throws -> Self {
+        try Self(database: database, clock: clock)
+    }
+
     var dataType: WebsiteDataType { .cookies }
 
     func siteSizes() throws -> [String: Int64] {

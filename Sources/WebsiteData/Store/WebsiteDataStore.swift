@@ -18,7 +18,9 @@ public final class WebsiteDataStore: Sendable {
     public let identifier: UUID?
 
     let database: StoreDatabase
-    private let components: Mutex<[any WebsiteDataComponent]>
+    /// Every data type's component, in `WebsiteDataStore.componentKinds` order.
+    let components: [any WebsiteDataComponent]
+    let clock: @Sendable () -> Date
 
     /// Opens (creating when needed) the store in `directory`.
     ///
@@ -34,8 +36,13 @@ public final class WebsiteDataStore: Sendable {
         self.directory = directory
         self.identifier = identifier
         self.database = try StoreDatabase(directory: directory)
-        self.httpCookieStore = try HTTPCookieStore(database: database, clock: clock)
-        self.components = Mutex([httpCookieStore])
+        self.clock = clock
+        var components: [any WebsiteDataComponent] = []
+        for kind in Self.componentKinds {
+            components.append(try kind.open(database: database, clock: clock))
+        }
+        self.components = components
+        self.httpCookieStore = components.lazy.compactMap { $0 as? HTTPCookieStore }.first!
     }
 
     /// A store that keeps everything in memory and writes nothing to disk.
@@ -94,13 +101,17 @@ public final class WebsiteDataStore: Sendable {
         }
     }
 
-    /// Adds a data type's component (used by the types that arrive with later modules).
-    func register(_ component: any WebsiteDataComponent) {
-        components.withLock { $0.append(component) }
+    /// The kinds of data a store holds: each opens its component when the store opens. A new
+    /// data type is added here, and nowhere else in the store.
+    static let componentKinds: [any WebsiteDataComponent.Type] = [HTTPCookieStore.self]
+
+    /// The component of one kind.
+    func component<T: WebsiteDataComponent>(_ kind: T.Type) -> T {
+        components.lazy.compactMap { $0 as? T }.first!
     }
 
     private func components(ofTypes types: Set<WebsiteDataType>) -> [any WebsiteDataComponent] {
-        components.withLock { $0.filter { types.contains($0.dataType) } }
+        components.filter { types.contains($0.dataType) }
     }
 
     // MARK: - Records and removal
