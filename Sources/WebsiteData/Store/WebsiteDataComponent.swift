@@ -34,6 +34,13 @@ protocol WebsiteDataComponent: Sendable {
     func siteSizes() throws -> [String: Int64]
     /// Removes (or, with `dryRun`, only finds) the data the filter matches; returns the display names it took data from.
     func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String>
+    /// Ends the store's browsing session for this type (session cookies, sessionStorage namespaces).
+    func endSession() throws
+}
+
+extension WebsiteDataComponent {
+    /// Most types keep nothing per session.
+    func endSession() throws {}
 }
 
 extension HTTPCookieStore: WebsiteDataComponent {
@@ -42,6 +49,8 @@ extension HTTPCookieStore: WebsiteDataComponent {
     }
 
     var dataType: WebsiteDataType { .cookies }
+
+    func endSession() throws { _ = try endSession() as [Cookie] }
 
     func siteSizes() throws -> [String: Int64] {
         var sizes: [String: Int64] = [:]

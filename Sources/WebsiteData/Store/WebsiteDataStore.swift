@@ -158,10 +158,15 @@ public final class WebsiteDataStore: Sendable {
         return records.values.sorted { $0.displayName < $1.displayName }
     }
 
-    /// Ends the store's browsing session: removes session cookies (in every process sharing the store).
+    /// Ends the store's browsing session in every process sharing the store: session cookies are
+    /// removed, and this process's sessionStorage namespaces end.
+    ///
+    /// - Returns: the session cookies removed.
     @discardableResult
     public func endSession() throws -> [Cookie] {
-        try httpCookieStore.endSession()
+        let cookies: [Cookie] = try httpCookieStore.endSession()
+        for component in components where !(component is HTTPCookieStore) { try component.endSession() }
+        return cookies
     }
 
     // MARK: - Settings
