@@ -1,0 +1,76 @@
+import CSQLite
+import Foundation
+
+/// What `vacuum()` gave back.
+public struct VacuumResult: Sendable, Hashable {
+    /// Bytes the store's database files took before.
+    public var bytesBefore: Int64
+    /// Bytes they take after.
+    public var bytesAfter: Int64
+}
+
+extension WebsiteDataStore {
+    /// Copies the store consistently into `destination` (a new or empty directory), while other
+    /// processes may go on writing: SQLite's online backup copies one snapshot of the database.
+    ///
+    /// - Parameter destination: the directory of the copy; it becomes a store of its own.
+    /// - Throws: `StoreError` when this store is not persistent, the destination holds a store
+    ///   already, or the copy fails (a partial copy is removed).
+    public func backup(to destination: URL) throws {
+        guard isPersistent else { throw StoreError.invalidArgument("a non-persistent store has nothing on disk to back up") }
+        let target = destination.appendingPathComponent(StoreDatabase.fileName)
+        if FileManager.default.fileExists(atPath: target.path) {
+            throw StoreError.invalidArgument("\(destination.path) already holds a store; back up into a new directory")
+        }
+        try Self.makeDirectory(destination)
+        do {
+            let copy = try DatabaseConnection(location: .file(target))
+            try database.read { source in
+                guard let backup = sqlite3_backup_init(copy.handle, "main", source.handle, "main") else {
+                    throw DatabaseError(connection: copy.handle, code: sqlite3_errcode(copy.handle))
+                }
+                // One step copies the whole database under one read snapshot.
+                let code = sqlite3_backup_step(backup, -1)
+                let finish = sqlite3_backup_finish(backup)
+                guard code == SQLITE_DONE else { throw DatabaseError(connection: copy.handle, code: code) }
+                guard finish == SQLITE_OK else { throw DatabaseError(connection: copy.handle, code: finish) }
+            }
+            try copy.execute("PRAGMA journal_mode = WAL")
+            StoreDatabase.restrictPermissions(directory: destination)
+        } catch {
+            for name in (try? FileManager.default.contentsOfDirectory(atPath: destination.path)) ?? []
+            where name.hasPrefix(StoreDatabase.fileName) {
+                try? FileManager.default.removeItem(at: destination.appendingPathComponent(name))
+            }
+            throw HTTPCookieStore.storeError(error)
+        }
+    }
+
+    /// Rebuilds the database file to give back the space of large removals, and truncates the
+    /// write-ahead log.
+    ///
+    /// - Returns: the size of the database files before and after.
+    @discardableResult
+    public func vacuum() throws -> VacuumResult {
+        guard let directory else { return VacuumResult(bytesBefore: 0, bytesAfter: 0) }
+        let before = Self.databaseBytes(directory)
+        do {
+            database.drainQueue()
+            try database.writer.withLock { db in
+                try db.execute("VACUUM")
+                try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+            }
+        } catch {
+            throw HTTPCookieStore.storeError(error)
+        }
+        return VacuumResult(bytesBefore: before, bytesAfter: Self.databaseBytes(directory))
+    }
+
+    static func databaseBytes(_ directory: URL) -> Int64 {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
+        return names.filter { $0.hasPrefix(StoreDatabase.fileName) }.reduce(0) { total, name in
+            let size = (try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[.size]) as? Int64
+            return total + (size ?? 0)
+        }
+    }
+}
