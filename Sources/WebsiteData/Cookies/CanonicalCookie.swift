@@ -45,6 +45,11 @@ enum CanonicalCookie {
 
         // Steps 6–8: Domain, public suffixes, host-only.
         var domain = parsed.domain ?? ""
+        if !domain.isEmpty {
+            // 5.7 step 7: an internationalised Domain is compared in its ASCII form.
+            guard let ascii = Site.asciiDomain(domain) else { return refuse(.domainMismatch) }
+            domain = ascii
+        }
         if domain.hasSuffix(".") && !request.host.hasSuffix(".") {
             // A trailing dot names another host (the absolute form); it cannot match.
             return refuse(.domainMismatch)
@@ -112,6 +117,8 @@ enum CanonicalCookie {
             cookie.domain.removeFirst()
             cookie.isHostOnly = false
         }
+        guard let ascii = Site.asciiDomain(cookie.domain) else { return .failure(CookieRejection(.malformed, name: name)) }
+        cookie.domain = ascii
         if cookie.name.utf8.count + cookie.value.utf8.count > CookieRules.maxNameValueBytes
             || (cookie.name.isEmpty && cookie.value.isEmpty)
             || cookie.domain.isEmpty

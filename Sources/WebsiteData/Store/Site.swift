@@ -47,6 +47,17 @@ public enum Site {
         return host.lowercased()
     }
 
+    /// The ASCII (punycode) form of an internationalised domain name, lower case; ASCII names are
+    /// only lowered. `nil` when the name is not a valid host.
+    public static func asciiDomain(_ domain: String) -> String? {
+        if domain.utf8.allSatisfy({ $0 < 0x80 }) { return domain.lowercased() }
+        // Foundation's URL parser applies IDNA (UTS #46) to hosts.
+        guard !domain.contains(where: { "/?#@:[]%\\ ".contains($0) }),
+              let host = URL(string: "http://\(domain)/")?.host(percentEncoded: false),
+              host.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+        return host.lowercased()
+    }
+
     /// Whether a host is an IPv4 or IPv6 literal.
     public static func isIPAddress(_ host: String) -> Bool {
         if host.contains(":") { return true } // IPv6 literal; DNS names never contain ':'
