@@ -165,3 +165,20 @@ import Testing
         return try db.rows(sql) { $0.string(0) }
     }
 }
+
+extension StoreTests {
+    @Test func looserPermissionsOnAnExistingStoreAreReported() throws {
+        let path = dir.path("loose")
+        do {
+            let store = try WebsiteDataStore(directory: path)
+            #expect(store.permissionWarnings.isEmpty)
+        }
+        chmod(path.path, 0o755)
+        chmod(path.appendingPathComponent(StoreDatabase.fileName).path, 0o644)
+        let reopened = try WebsiteDataStore(directory: path)
+        // The directory and the database (SQLite gives its -wal and -shm files the database's mode).
+        #expect(reopened.permissionWarnings.contains { $0.hasPrefix(path.path + " is mode 755") })
+        #expect(reopened.permissionWarnings.contains { $0.hasPrefix(path.appendingPathComponent(StoreDatabase.fileName).path + " is mode 644") })
+        #expect(reopened.permissionWarnings.allSatisfy { $0.contains("readable or writable by others") })
+    }
+}

@@ -46,7 +46,9 @@ final class Statement {
         case .null: code = sqlite3_bind_null(handle, index)
         case .integer(let v): code = sqlite3_bind_int64(handle, index, v)
         case .real(let v): code = sqlite3_bind_double(handle, index, v)
-        case .text(let v): code = sqlite3_bind_text(handle, index, v, -1, wk_sqlite_transient())
+        case .text(let v):
+            // With its byte count, not -1: text may hold NUL characters (a localStorage value can).
+            code = sqlite3_bind_text64(handle, index, v, sqlite3_uint64(v.utf8.count), wk_sqlite_transient(), UInt8(SQLITE_UTF8))
         case .blob(let v):
             code = v.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), wk_sqlite_transient()) }
         }

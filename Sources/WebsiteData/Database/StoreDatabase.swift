@@ -27,6 +27,9 @@ final class StoreDatabase: Sendable {
         func contains(_ seq: Int64) -> Bool { ranges.contains { $0.contains(seq) } }
     }
 
+    /// Files or the directory of an existing store that others than its owner may read or write.
+    let permissionProblems: [String]
+
     /// The file name of the main database inside a store directory.
     static let fileName = "store.sqlite"
 
@@ -37,6 +40,7 @@ final class StoreDatabase: Sendable {
             let connection = try DatabaseConnection(location: .memory)
             try Migrator().migrate(connection, path: ":memory:")
             self.file = nil
+            self.permissionProblems = []
             self.writer = LockedConnection(connection)
             self.reader = nil
             return
@@ -67,7 +71,14 @@ final class StoreDatabase: Sendable {
             if case .notAStore(let detail) = error { throw StoreError.corrupt(path: file.path, detail: detail) }
             throw error
         }
-        Self.restrictPermissions(directory: directory)
+        // A new store is made owner-only; an existing one is left as it is and its looser
+        // permissions are reported, since the owner may have widened them on purpose.
+        if existed {
+            self.permissionProblems = Self.permissionProblems(directory: directory)
+        } else {
+            Self.restrictPermissions(directory: directory)
+            self.permissionProblems = []
+        }
         self.writer = LockedConnection(writer)
         self.reader = LockedConnection(try DatabaseConnection(location: .file(file)))
     }
@@ -78,6 +89,23 @@ final class StoreDatabase: Sendable {
         for name in (try? fm.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(fileName) {
             chmod(directory.appendingPathComponent(name).path, 0o600)
         }
+    }
+
+    /// Describes the store's files and directory that group or others may access.
+    static func permissionProblems(directory: URL) -> [String] {
+        let fm = FileManager.default
+        var problems: [String] = []
+        func check(_ url: URL, allowed: Int) {
+            guard let mode = (try? fm.attributesOfItem(atPath: url.path))?[.posixPermissions] as? Int else { return }
+            if mode & 0o077 != 0 {
+                problems.append("\(url.path) is mode \(String(mode, radix: 8)), readable or writable by others than its owner (expected \(String(allowed, radix: 8)))")
+            }
+        }
+        check(directory, allowed: 0o700)
+        for name in (try? fm.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(fileName) {
+            check(directory.appendingPathComponent(name), allowed: 0o600)
+        }
+        return problems
     }
 
     // MARK: Reads

@@ -18,6 +18,10 @@ public final class WebsiteDataStore: Sendable {
     public let identifier: UUID?
 
     let database: StoreDatabase
+
+    /// Problems found when an existing store was opened: files or the directory that others than
+    /// the owner may read or write (a store holds credentials). Empty when all is owner-only.
+    public var permissionWarnings: [String] { database.permissionProblems }
     /// Every data type's component, in `WebsiteDataStore.componentKinds` order.
     let components: [any WebsiteDataComponent]
     let clock: @Sendable () -> Date
