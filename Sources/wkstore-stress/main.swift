@@ -1,14 +1,29 @@
 // wkstore-stress: a writer process for crash-safety and side-by-side tests.
 //
 //   wkstore-stress cookies --store DIR [--batches N] [--per-batch K] [--prefix P]
-//   wkstore-stress clear --store DIR
+//   wkstore-stress clear --store DIR [--sites a,b]
+//   wkstore-stress mixed --store DIR [--tasks 8] [--duration 5] [--prefix P]
 //   wkstore-stress nonpersistent [--batches N]
 //
 // Ingests batches of Set-Cookie headers (one response per batch, one transaction each) and
 // prints `committed BATCH` on stdout after each call returned, flushing at once, so a driver
 // that kills the process with SIGKILL knows exactly which batches were acknowledged.
 import Foundation
+import Synchronization
 import WebsiteData
+
+struct MixedStats {
+    var keepAcknowledged = 0
+    var operations = 0
+    var errors = 0
+    var longestWait: TimeInterval = 0
+    mutating func add(_ other: MixedStats) {
+        keepAcknowledged += other.keepAcknowledged
+        operations += other.operations
+        errors += other.errors
+        longestWait = max(longestWait, other.longestWait)
+    }
+}
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("wkstore-stress: \(message)\n".utf8))
@@ -47,10 +62,11 @@ case "cookies":
         fail("\(error)")
     }
 case "clear":
-    // Removes every cookie of the store, as `wkstore clear --types cookies` does.
+    // Removes the cookies of the store (of `--sites a,b` only, if given), as `wkstore clear --types cookies` does.
     do {
         let store = try WebsiteDataStore(directory: URL(fileURLWithPath: storePath))
-        let removed = try store.removeData(ofTypes: [.cookies], matching: RemovalFilter())
+        let sites = options["sites"].map { Set($0.split(separator: ",").map(String.init)) }
+        let removed = try store.removeData(ofTypes: [.cookies], matching: RemovalFilter(sites: sites))
         FileHandle.standardOutput.write(Data("cleared \(removed.count)\n".utf8))
     } catch {
         fail("\(error)")
@@ -67,6 +83,50 @@ case "nonpersistent":
         try store.set(.cookiesMaxTotal, to: "5000")
         try store.httpCookieStore.endSession()
         FileHandle.standardOutput.write(Data("cookies \(try store.httpCookieStore.allCookies().count)\n".utf8))
+    } catch {
+        fail("\(error)")
+    }
+case "mixed":
+    // Side by side: `--tasks` threads write and read for `--duration` seconds. Cookies of the
+    // sites `keep0..3.example` are never cleared by the driver; those of `clear0..3.example` are.
+    // Prints what was acknowledged so the driver can check nothing acknowledged was lost.
+    let tasks = Int(options["tasks"] ?? "8") ?? 8
+    let duration = Double(options["duration"] ?? "5") ?? 5
+    do {
+        let store = try WebsiteDataStore(directory: URL(fileURLWithPath: storePath))
+        let deadline = Date().addingTimeInterval(duration)
+        let stats = Mutex(MixedStats())
+        DispatchQueue.concurrentPerform(iterations: tasks) { task in
+            var local = MixedStats()
+            var i = 0
+            while Date() < deadline {
+                i += 1
+                let keep = i % 2 == 0
+                let site = keep ? "keep\(task % 4).example" : "clear\(i % 4).example"
+                let name = "\(prefix)t\(task)_\(i)"
+                let started = Date()
+                do {
+                    try store.httpCookieStore.setCookies(fromSetCookieHeaders: ["\(name)=1; Max-Age=3600"],
+                                                         for: URL(string: "https://\(site)/")!)
+                    if keep { local.keepAcknowledged += 1 }
+                    _ = try store.httpCookieStore.cookieHeader(for: URL(string: "https://keep\(i % 4).example/")!)
+                    local.operations += 2
+                } catch {
+                    local.errors += 1
+                    FileHandle.standardError.write(Data("wkstore-stress: \(error)\n".utf8))
+                }
+                local.longestWait = max(local.longestWait, Date().timeIntervalSince(started))
+            }
+            stats.withLock { $0.add(local) }
+        }
+        let total = stats.withLock { $0 }
+        FileHandle.standardOutput.write(Data("""
+            keep-acknowledged \(total.keepAcknowledged)
+            operations \(total.operations)
+            errors \(total.errors)
+            longest-wait-ms \(Int(total.longestWait * 1000))
+
+            """.utf8))
     } catch {
         fail("\(error)")
     }
