@@ -54,6 +54,11 @@ let package = Package(
             name: "wkstore-stress",
             dependencies: ["WebsiteData"]
         ),
+        .executableTarget(
+            name: "wkstore-fuzz",
+            dependencies: ["WebsiteData"],
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]
+        ),
         .testTarget(
             name: "WebsiteDataTests",
             dependencies: ["WebsiteData", "CSQLite"],
