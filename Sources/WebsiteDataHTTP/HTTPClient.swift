@@ -1,0 +1,164 @@
+import CCurl
+import Foundation
+import WebsiteData
+
+/// An HTTP client over libcurl that keeps its cookies in a `WebsiteDataStore`, as a browser does.
+///
+/// curl's own cookie engine and redirect following stay off. The client follows redirects
+/// itself, so every hop reads its `Cookie` header from the store and writes every `Set-Cookie`
+/// it receives (those of redirect responses too) back to it, with the request's browsing
+/// context (top-level site, navigation or not, method, same-site redirect chain) deciding what
+/// SameSite cookies go where. `Clear-Site-Data` from secure origins clears the store.
+///
+/// All transfers of one client share one libcurl multi handle, driven by one thread: connections
+/// are reused and HTTP/2 streams multiplexed. Make one client and send many requests through
+/// it, from as many tasks as you like.
+///
+/// ```swift
+/// let store = try WebsiteDataStore(directory: dir)
+/// let client = try HTTPClient(store: store)
+/// let response = try await client.send(HTTPRequest(url: URL(string: "https://example.com/")!))
+/// print(response.status, response.text)
+/// ```
+public final class HTTPClient: Sendable {
+    /// The store cookies are read from and written to.
+    public let store: WebsiteDataStore
+    /// The options every request uses.
+    public let configuration: HTTPClientConfiguration
+
+    private let engine: CurlEngine
+    private let resolveList: CurlStringList?
+
+    /// Creates a client and starts its transfer thread.
+    ///
+    /// - Parameters:
+    ///   - store: the store to keep cookies in.
+    ///   - configuration: the options for every request.
+    /// - Throws: `CurlError` when libcurl cannot be initialised; `HTTPClientError.invalidRequest`
+    ///   for a `resolve` entry with a CR, LF or NUL.
+    public init(store: WebsiteDataStore, configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws {
+        self.store = store
+        self.configuration = configuration
+        resolveList = configuration.resolve.isEmpty ? nil : try CurlStringList(configuration.resolve)
+        engine = try CurlEngine()
+    }
+
+    deinit { engine.stop() }
+
+    /// Sends a `GET` for `url`, as a top-level navigation.
+    ///
+    /// - Parameter url: the URL to get.
+    /// - Returns: the final response.
+    /// - Throws: as `send(_:)`.
+    public func get(_ url: URL) async throws -> HTTPResponse {
+        try await send(HTTPRequest(url: url))
+    }
+
+    /// Sends a request, following redirects, with cookies from and to the store.
+    ///
+    /// For each hop: the `Cookie` header is the store's for the hop's URL and context, followed
+    /// by the request's own `Cookie` field while the chain is still on the first origin;
+    /// the response's `Set-Cookie` fields are stored, then its `Clear-Site-Data` applied.
+    /// A 301/302 turns `POST` into `GET` and a 303 turns anything but `HEAD` into `GET`
+    /// (dropping the body and its header fields); 307/308 keep both. On leaving the first
+    /// origin, `Authorization`, the request's own `Cookie` and `credentials` are dropped for good.
+    ///
+    /// - Parameter request: the request.
+    /// - Returns: the final response, with every hop.
+    /// - Throws: `CurlError` for a transfer failure (connection, TLS, timeout…);
+    ///   `HTTPClientError` for too many redirects, a bad redirect, a bad request or an
+    ///   unwritable body file; a `StoreError` when the store cannot commit; `CancellationError`
+    ///   when the task is cancelled.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+              Site.canonicalHost(of: request.url) != nil else {
+            throw HTTPClientError(.invalidRequest, "'\(request.url.absoluteString)' is not an http or https URL", url: request.url)
+        }
+        let cookies = store.httpCookieStore
+        let deadline = (request.timeout ?? configuration.timeout).map { ContinuousClock.now + .milliseconds(Int64(($0 * 1000).rounded(.up))) }
+        let maxRedirects = request.maxRedirects ?? configuration.maxRedirects
+        var url = request.url
+        var method = Self.normalizedMethod(request.method)
+        var body = request.body
+        var headers = request.headers
+        let callerCookie = headers.values(named: "Cookie").joined(separator: "; ")
+        headers.removeAll(named: "Cookie")
+        var firstOriginOnly = true
+        var chain = CookieRequestChain(topLevelSite: request.topLevelSite, isNavigation: request.isNavigation)
+        var hops: [HTTPResponseHop] = []
+
+        while true {
+            let context = chain.next(url, method: method)
+
+            var hopHeaders = headers
+            var cookie = try cookies.cookieHeader(for: url, context: context) ?? ""
+            if firstOriginOnly && !callerCookie.isEmpty {
+                cookie = cookie.isEmpty ? callerCookie : cookie + "; " + callerCookie
+            }
+            if !cookie.isEmpty { hopHeaders.append(HTTPHeaderField("Cookie", cookie)) }
+
+            var remaining: Int?
+            if let deadline {
+                let left = deadline - ContinuousClock.now
+                guard left > .zero else { throw CurlError(code: CURLE_OPERATION_TIMEDOUT, detail: "the request's time limit was reached between redirects") }
+                remaining = Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000) + 1
+            }
+            let hop = HopRequest(url: url, method: method, headers: hopHeaders, body: body,
+                                 credentials: firstOriginOnly ? request.credentials : nil,
+                                 timeoutMilliseconds: remaining, destination: request.destination,
+                                 followsRedirects: request.followsRedirects, progress: request.progress)
+            let result = try await perform(hop)
+
+            let setCookies = result.headers.values(named: "Set-Cookie")
+            if !setCookies.isEmpty { try cookies.setCookies(fromSetCookieHeaders: setCookies, for: url, context: context) }
+            if configuration.honorsClearSiteData {
+                try ClearSiteData.apply(result.headers, from: url, to: store)
+            }
+            hops.append(HTTPResponseHop(url: url, method: method, status: result.status, headers: result.headers))
+
+            guard request.followsRedirects, HTTPRedirect.isRedirect(result.status),
+                  let location = result.headers.first(named: "Location") else {
+                return HTTPResponse(url: url, status: result.status, httpVersion: result.httpVersion, headers: result.headers,
+                                    body: result.body, bodyFile: result.wroteFile ? request.destination : nil, hops: hops)
+            }
+            if hops.count > maxRedirects {
+                throw HTTPClientError(.tooManyRedirects, "more than \(maxRedirects) redirects, the last from \(url.absoluteString)", url: request.url)
+            }
+            let next = try HTTPRedirect.target(of: location, relativeTo: url)
+            let rule = HTTPRedirect.nextMethod(after: result.status, method: method)
+            method = rule.method
+            if rule.dropsBody {
+                body = nil
+                for name in HTTPRedirect.bodyHeaderNames { headers.removeAll(named: name) }
+            }
+            if firstOriginOnly && !HTTPRedirect.isSameOrigin(next, request.url) {
+                firstOriginOnly = false
+                headers.removeAll(named: "Authorization")
+            }
+            url = next
+        }
+    }
+
+    /// Upper-cases the methods Fetch normalises (`get`, `post`…), and `patch`; others are sent as given.
+    static func normalizedMethod(_ method: String) -> String {
+        let upper = method.uppercased()
+        return ["DELETE", "GET", "HEAD", "OPTIONS", "POST", "PUT", "PATCH"].contains(upper) ? upper : method
+    }
+
+    /// Runs one hop on the transfer thread and waits for it.
+    private func perform(_ hop: HopRequest) async throws -> HopResult {
+        let id = engine.makeID()
+        let flag = CancellationFlag()
+        let handoff = TransferHandoff(transfer: try CurlTransfer(id: id, hop: hop, configuration: configuration,
+                                                                 resolve: resolveList, cancellation: flag))
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                handoff.transfer.start(continuation)
+                engine.submit(handoff)
+            }
+        } onCancel: {
+            flag.set()
+            engine.cancel(id)
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Foundation
+
+/// The response to an `HTTPClient` request: the final status, header fields and body, and every
+/// hop of the redirect chain that led to it.
+public struct HTTPResponse: Sendable {
+    /// The URL of the final response (after redirects).
+    public var url: URL
+    /// The final status code.
+    public var status: Int
+    /// The HTTP version of the final response: `1.0`, `1.1`, `2` or `3`.
+    public var httpVersion: String
+    /// The final response's header fields, in order, duplicates kept.
+    public var headers: [HTTPHeaderField]
+    /// The final body, decoded when `acceptsCompressedResponses` is on; empty when it went to `bodyFile`.
+    public var body: Data
+    /// The file the body was written to, when the request named a `destination`.
+    public var bodyFile: URL?
+    /// Every response of the chain, the redirects first and the final response last.
+    public var hops: [HTTPResponseHop]
+
+    /// The value of the first final header field named `name` (case-insensitive), or `nil`.
+    ///
+    /// - Parameter name: the field name.
+    /// - Returns: the value, or `nil` when the final response has no such field.
+    public func value(forHeader name: String) -> String? { headers.first(named: name) }
+
+    /// The body as UTF-8 text (invalid bytes replaced).
+    public var text: String { String(decoding: body, as: UTF8.self) }
+}
+
+/// One request and response of a redirect chain.
+public struct HTTPResponseHop: Sendable, Hashable {
+    /// The URL requested.
+    public var url: URL
+    /// The method used.
+    public var method: String
+    /// The status code received.
+    public var status: Int
+    /// The header fields received, in order, duplicates kept.
+    public var headers: [HTTPHeaderField]
+}
