@@ -1,0 +1,460 @@
+import Foundation
+
+/// Reads the `cookies` array of a Playwright `storageState` JSON file one cookie at a time,
+/// tokenising the JSON as it streams, so a file of any size is read in bounded memory.
+///
+/// The whole document is checked to be valid JSON (the `origins` section and any other member
+/// are read and checked, not kept). Each cookie object is decoded on its own; its line is the
+/// line of its opening brace.
+///
+/// Cookie fields (Playwright's `NetworkCookie`): `name`, `value`, `domain` (a leading dot makes
+/// a domain cookie, none a host-only one), `path` (default `/`), `expires` (Unix seconds, maybe
+/// fractional; `-1`, `0` or missing for a session cookie), `httpOnly`, `secure`, `sameSite`
+/// (`Strict`, `Lax` or `None`; missing for none given), `partitionKey` (the top-level site of
+/// a partitioned cookie), and wkstore's `sameSiteSpecified` (`false` when the cookie had no
+/// SameSite attribute; `sameSite` then says `Lax`, as Playwright reports such cookies).
+/// `null` stands for a missing member. Other members (`_crHasCrossSiteAncestor`, `size`, and
+/// `hostOnly`, `created`, … of `wkstore cookies list --json`) are ignored.
+struct StorageStateReader {
+    /// Strings of a cookie object longer than this are refused: no valid cookie field is this long.
+    static let maxFieldBytes = 1 << 16
+    /// Deeper nesting than this is refused rather than followed.
+    static let maxDepth = 512
+
+    let source: ByteSource
+    /// The current line (1-based): newlines consumed so far, plus one.
+    private(set) var line = 1
+    private var state = State.start
+    private var sawCookies = false
+    private var firstMember = true
+    private var index = 0
+
+    private enum State {
+        case start
+        case members
+        case cookies(first: Bool)
+        case finished
+    }
+
+    init(source: ByteSource) {
+        self.source = source
+    }
+
+    /// The next cookie and the line its object starts on, or `nil` after the end of the document.
+    ///
+    /// - Parameter created: the creation time to give the cookie.
+    /// - Throws: `CookieImportError` for a JSON syntax error or a cookie object that is not a
+    ///   cookie; `CookieFileError` when the file cannot be read.
+    mutating func next(created: Date) throws -> (cookie: Cookie, line: Int)? {
+        while true {
+            switch state {
+            case .start:
+                guard let byte = try skipSpace() else {
+                    throw error("a storage state file is a JSON object ({\"cookies\": [...], \"origins\": [...]}), but the file is empty")
+                }
+                guard byte == UInt8(ascii: "{") else {
+                    throw error("a storage state file is a JSON object ({\"cookies\": [...], \"origins\": [...]}); found \(describe(byte))")
+                }
+                advance()
+                state = .members
+            case .members:
+                var first = firstMember
+                let member = try nextKey(first: &first)
+                firstMember = first
+                guard let key = member else {
+                    if let byte = try skipSpace() {
+                        throw error("unexpected \(describe(byte)) after the end of the JSON document")
+                    }
+                    state = .finished
+                    return nil
+                }
+                if key == "cookies" {
+                    if sawCookies { throw error("the document has two \"cookies\" members") }
+                    sawCookies = true
+                    guard try skipSpace() == UInt8(ascii: "[") else {
+                        throw error("\"cookies\" must be an array of cookie objects")
+                    }
+                    advance()
+                    state = .cookies(first: true)
+                } else {
+                    try skipValue(depth: 1)
+                }
+            case .cookies(let first):
+                guard var byte = try skipSpace() else { throw endOfFile() }
+                if byte == UInt8(ascii: "]") {
+                    advance()
+                    state = .members
+                    continue
+                }
+                if !first {
+                    guard byte == UInt8(ascii: ",") else {
+                        throw error("expected ',' or ']' after cookies[\(index - 1)], found \(describe(byte))")
+                    }
+                    advance()
+                    guard let after = try skipSpace() else { throw endOfFile() }
+                    byte = after
+                }
+                guard byte == UInt8(ascii: "{") else {
+                    throw error("cookies[\(index)] must be a cookie object, found \(describe(byte))")
+                }
+                let start = line
+                let cookie = try readCookie(startLine: start, created: created)
+                index += 1
+                state = .cookies(first: false)
+                return (cookie, start)
+            case .finished:
+                return nil
+            }
+        }
+    }
+
+    // MARK: - Cookie objects
+
+    private mutating func readCookie(startLine: Int, created: Date) throws -> Cookie {
+        advance() // {
+        var name: String?, value: String?, domain: String?, path: String?, sameSite: String?, partitionKey: String?
+        var expires: Double?
+        var httpOnly = false, secure = false
+        var sameSiteSpecified = true
+        var first = true
+        while let key = try nextKey(first: &first) {
+            switch key {
+            case "name": name = try stringField(key)
+            case "value": value = try stringField(key)
+            case "domain": domain = try stringField(key)
+            case "path": path = try stringField(key)
+            case "sameSite": sameSite = try stringField(key)
+            case "partitionKey": partitionKey = try stringField(key)
+            case "expires": expires = try numberField(key)
+            case "httpOnly": httpOnly = try boolField(key) ?? false
+            case "secure": secure = try boolField(key) ?? false
+            case "sameSiteSpecified": sameSiteSpecified = try boolField(key) ?? true
+            default: try skipValue(depth: 3)
+            }
+        }
+        func refuse(_ reason: String) -> CookieImportError { CookieImportError(line: startLine, reason: reason) }
+        guard let name else { throw refuse("cookies[\(index)] has no \"name\"") }
+        guard let value else { throw refuse("cookies[\(index)] has no \"value\"") }
+        guard var domain else { throw refuse("cookies[\(index)] has no \"domain\"") }
+        var hostOnly = true
+        if domain.hasPrefix(".") {
+            domain.removeFirst()
+            hostOnly = false
+        }
+        var date: Date?
+        if let expires, expires != -1, expires != 0 {
+            // Playwright refuses other negative values.
+            guard expires > 0 else { throw refuse("cookies[\(index)] has \"expires\": \(expires); expected Unix seconds, or -1 for a session cookie") }
+            date = Date(timeIntervalSince1970: expires)
+        }
+        var policy = CookieSameSite.unspecified
+        if let sameSite {
+            switch sameSite.lowercased() {
+            case "strict": policy = .strict
+            case "lax": policy = .lax
+            case "none": policy = .none
+            default: throw refuse("cookies[\(index)] has \"sameSite\": \"\(sameSite.prefix(40))\"; expected \"Strict\", \"Lax\" or \"None\"")
+            }
+        }
+        if !sameSiteSpecified { policy = .unspecified }
+        return Cookie(name: name, value: value, domain: domain, path: path ?? "/", isHostOnly: hostOnly,
+                      isSecure: secure, isHTTPOnly: httpOnly, sameSite: policy, partitionKey: partitionKey ?? "",
+                      expires: date, created: created)
+    }
+
+    /// A string member; `nil` for `null` (which `wkstore cookies list --json` writes for no partition).
+    private mutating func stringField(_ key: String) throws -> String? {
+        guard let byte = try skipSpace() else { throw endOfFile() }
+        if try readNull(byte) { return nil }
+        guard byte == UInt8(ascii: "\"") else {
+            throw error("cookies[\(index)].\(key) must be a string, found \(describe(byte))")
+        }
+        guard let string = try readString(limit: Self.maxFieldBytes) else {
+            throw error("cookies[\(index)].\(key) is longer than \(Self.maxFieldBytes) bytes")
+        }
+        return string
+    }
+
+    private mutating func numberField(_ key: String) throws -> Double? {
+        guard let byte = try skipSpace() else { throw endOfFile() }
+        if try readNull(byte) { return nil }
+        guard byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39) else {
+            throw error("cookies[\(index)].\(key) must be a number, found \(describe(byte))")
+        }
+        return try readNumber()
+    }
+
+    private mutating func boolField(_ key: String) throws -> Bool? {
+        guard let byte = try skipSpace() else { throw endOfFile() }
+        if try readNull(byte) { return nil }
+        switch byte {
+        case UInt8(ascii: "t"):
+            try readLiteral("true")
+            return true
+        case UInt8(ascii: "f"):
+            try readLiteral("false")
+            return false
+        default:
+            throw error("cookies[\(index)].\(key) must be true or false, found \(describe(byte))")
+        }
+    }
+
+    /// Reads `null` when `byte` starts it.
+    private mutating func readNull(_ byte: UInt8) throws -> Bool {
+        guard byte == UInt8(ascii: "n") else { return false }
+        try readLiteral("null")
+        return true
+    }
+
+    // MARK: - Tokens
+
+    /// Reads the next member key of an object and its `:`; `nil` at the object's `}`.
+    private mutating func nextKey(first: inout Bool) throws -> String? {
+        guard var byte = try skipSpace() else { throw endOfFile() }
+        if byte == UInt8(ascii: "}") {
+            advance()
+            return nil
+        }
+        if !first {
+            guard byte == UInt8(ascii: ",") else { throw error("expected ',' or '}' after an object member, found \(describe(byte))") }
+            advance()
+            guard let after = try skipSpace() else { throw endOfFile() }
+            byte = after
+        }
+        first = false
+        guard byte == UInt8(ascii: "\"") else { throw error("expected a member name in double quotes, found \(describe(byte))") }
+        // A key longer than any we know is read through and reported as unknown.
+        let key = try readString(limit: 64) ?? ""
+        guard let colon = try skipSpace() else { throw endOfFile() }
+        guard colon == UInt8(ascii: ":") else { throw error("expected ':' after a member name, found \(describe(colon))") }
+        advance()
+        return key
+    }
+
+    /// Reads and checks a value without keeping it.
+    private mutating func skipValue(depth: Int) throws {
+        guard depth <= Self.maxDepth else { throw error("the JSON is nested more than \(Self.maxDepth) levels deep") }
+        guard let byte = try skipSpace() else { throw endOfFile() }
+        switch byte {
+        case UInt8(ascii: "{"):
+            advance()
+            var first = true
+            while try nextKey(first: &first) != nil {
+                try skipValue(depth: depth + 1)
+            }
+        case UInt8(ascii: "["):
+            advance()
+            var first = true
+            while true {
+                guard let next = try skipSpace() else { throw endOfFile() }
+                if next == UInt8(ascii: "]") {
+                    advance()
+                    break
+                }
+                if !first {
+                    guard next == UInt8(ascii: ",") else { throw error("expected ',' or ']' in an array, found \(describe(next))") }
+                    advance()
+                }
+                first = false
+                try skipValue(depth: depth + 1)
+            }
+        case UInt8(ascii: "\""):
+            _ = try readString(limit: 0)
+        case UInt8(ascii: "t"):
+            try readLiteral("true")
+        case UInt8(ascii: "f"):
+            try readLiteral("false")
+        case UInt8(ascii: "n"):
+            try readLiteral("null")
+        case UInt8(ascii: "-"), 0x30...0x39:
+            _ = try readNumber()
+        default:
+            throw error("expected a JSON value, found \(describe(byte))")
+        }
+    }
+
+    /// Reads a string (the current byte is its opening quote), decoding escapes.
+    ///
+    /// - Parameter limit: the most UTF-8 bytes kept; a longer string is read through and `nil`
+    ///   returned. With `0`, the string is only checked.
+    private mutating func readString(limit: Int) throws -> String? {
+        advance() // "
+        var bytes: [UInt8] = []
+        var overflow = limit == 0
+        func keep(_ byte: UInt8) {
+            if overflow { return }
+            if bytes.count >= limit {
+                overflow = true
+                bytes = []
+            } else {
+                bytes.append(byte)
+            }
+        }
+        while true {
+            // Runs of plain bytes are scanned in the buffer and kept in one piece: strings in a
+            // skipped `origins` section may be megabytes long.
+            if source.position >= source.buffer.count {
+                guard try source.refill() else { throw endOfFile() }
+            }
+            let from = source.position
+            let stop = source.buffer.withUnsafeBufferPointer { buffer -> Int in
+                var i = from
+                while i < buffer.count {
+                    let byte = buffer[i]
+                    if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte < 0x20 { break }
+                    i += 1
+                }
+                return i
+            }
+            if !overflow && stop > from {
+                if bytes.count + (stop - from) > limit {
+                    overflow = true
+                    bytes = []
+                } else {
+                    bytes.append(contentsOf: source.buffer[from..<stop])
+                }
+            }
+            source.position = stop
+            guard stop < source.buffer.count else { continue }
+            let byte = source.buffer[stop]
+            advance()
+            switch byte {
+            case UInt8(ascii: "\""):
+                if overflow { return nil }
+                guard let string = String(bytes: bytes, encoding: .utf8) else { throw error("a string is not valid UTF-8") }
+                return string
+            case UInt8(ascii: "\\"):
+                guard let escape = try peek() else { throw endOfFile() }
+                advance()
+                switch escape {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): keep(escape)
+                case UInt8(ascii: "b"): keep(0x08)
+                case UInt8(ascii: "f"): keep(0x0C)
+                case UInt8(ascii: "n"): keep(0x0A)
+                case UInt8(ascii: "r"): keep(0x0D)
+                case UInt8(ascii: "t"): keep(0x09)
+                case UInt8(ascii: "u"):
+                    var scalar = try readHex4()
+                    if scalar >= 0xD800 && scalar <= 0xDBFF {
+                        guard try peek() == UInt8(ascii: "\\") else { throw error("a \\u escape is half a surrogate pair") }
+                        advance()
+                        guard try peek() == UInt8(ascii: "u") else { throw error("a \\u escape is half a surrogate pair") }
+                        advance()
+                        let low = try readHex4()
+                        guard low >= 0xDC00 && low <= 0xDFFF else { throw error("a \\u escape is half a surrogate pair") }
+                        scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
+                        throw error("a \\u escape is half a surrogate pair")
+                    }
+                    for unit in String(Character(Unicode.Scalar(scalar)!)).utf8 { keep(unit) }
+                default:
+                    throw error("invalid escape in a string: a backslash followed by \(describe(escape))")
+                }
+            default:
+                throw error("a control character (0x\(String(byte, radix: 16))) in a string must be escaped")
+            }
+        }
+    }
+
+    private mutating func readHex4() throws -> UInt32 {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let byte = try peek() else { throw endOfFile() }
+            let digit: UInt32
+            switch byte {
+            case 0x30...0x39: digit = UInt32(byte - 0x30)
+            case 0x41...0x46: digit = UInt32(byte - 0x41 + 10)
+            case 0x61...0x66: digit = UInt32(byte - 0x61 + 10)
+            default: throw error("a \\u escape needs four hex digits, found \(describe(byte))")
+            }
+            advance()
+            value = value << 4 | digit
+        }
+        return value
+    }
+
+    /// Reads a JSON number: `-? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?`.
+    private mutating func readNumber() throws -> Double {
+        var text: [UInt8] = []
+        while let byte = try peek(), text.count <= 64,
+              (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+            text.append(byte)
+            advance()
+        }
+        let string = String(decoding: text, as: UTF8.self)
+        guard Self.isJSONNumber(text), let number = Double(string), number.isFinite else {
+            throw error("'\(string.prefix(40))' is not a JSON number")
+        }
+        return number
+    }
+
+    static func isJSONNumber(_ text: [UInt8]) -> Bool {
+        var i = 0
+        func digits() -> Int {
+            let start = i
+            while i < text.count && text[i] >= 0x30 && text[i] <= 0x39 { i += 1 }
+            return i - start
+        }
+        if i < text.count && text[i] == UInt8(ascii: "-") { i += 1 }
+        guard i < text.count else { return false }
+        if text[i] == 0x30 { i += 1 } else if digits() == 0 { return false }
+        if i < text.count && text[i] == UInt8(ascii: ".") {
+            i += 1
+            if digits() == 0 { return false }
+        }
+        if i < text.count && (text[i] == UInt8(ascii: "e") || text[i] == UInt8(ascii: "E")) {
+            i += 1
+            if i < text.count && (text[i] == UInt8(ascii: "+") || text[i] == UInt8(ascii: "-")) { i += 1 }
+            if digits() == 0 { return false }
+        }
+        return i == text.count
+    }
+
+    private mutating func readLiteral(_ word: StaticString) throws {
+        let expected = UnsafeBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        for byte in expected {
+            guard let next = try peek(), next == byte else {
+                throw error("expected '\(word)'")
+            }
+            advance()
+        }
+    }
+
+    // MARK: - Bytes
+
+    @inline(__always)
+    private mutating func peek() throws -> UInt8? {
+        if source.position < source.buffer.count { return source.buffer[source.position] }
+        guard try source.refill() else { return nil }
+        return source.buffer[source.position]
+    }
+
+    @inline(__always)
+    private mutating func advance() {
+        source.position += 1
+    }
+
+    /// Skips white space, counting lines; returns the next byte without consuming it.
+    private mutating func skipSpace() throws -> UInt8? {
+        while let byte = try peek() {
+            guard ByteSource.isSpace(byte) else { return byte }
+            if byte == 0x0A { line += 1 }
+            advance()
+        }
+        return nil
+    }
+
+    private func describe(_ byte: UInt8) -> String {
+        if byte >= 0x21 && byte < 0x7F { return "'\(Character(Unicode.Scalar(byte)))'" }
+        return "byte 0x\(String(byte, radix: 16))"
+    }
+
+    private func error(_ reason: String) -> CookieImportError {
+        CookieImportError(line: line, reason: reason)
+    }
+
+    private func endOfFile() -> CookieImportError {
+        CookieImportError(line: line, reason: "the JSON ends before the document is complete")
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import Testing
+
+@testable import WebsiteData
+
+/// A temporary directory for one test, removed when the test ends.
+final class InterchangeTemporaryDirectory {
+    let url: URL
+
+    init() throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-interchange-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit { try? FileManager.default.removeItem(at: url) }
+
+    /// A path inside the directory.
+    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    /// Writes `text` to a file in the directory.
+    @discardableResult
+    func write(_ name: String, _ text: String) throws -> URL {
+        let file = file(name)
+        try Data(text.utf8).write(to: file)
+        return file
+    }
+
+    /// Opens (creating) a persistent store in a subdirectory.
+    func store(_ name: String = "store") throws -> WebsiteDataStore {
+        try WebsiteDataStore(directory: url.appendingPathComponent(name))
+    }
+}
+
+/// What a cookie file format carries of a cookie, to compare round trips.
+struct InterchangeFields: Hashable, CustomStringConvertible {
+    var name: String
+    var value: String
+    var domain: String
+    var path: String
+    var hostOnly: Bool
+    var secure: Bool
+    var httpOnly: Bool
+    /// `nil` when the format has no SameSite (Netscape).
+    var sameSite: CookieSameSite?
+    /// `nil` when the format has no partition.
+    var partitionKey: String?
+    /// Unix seconds, whole for Netscape; `nil` for a session cookie.
+    var expires: Double?
+
+    /// The fields `cookies.txt` carries.
+    static func netscape(_ c: Cookie) -> InterchangeFields {
+        InterchangeFields(name: c.name, value: c.value, domain: c.domain, path: c.path, hostOnly: c.isHostOnly,
+                          secure: c.isSecure, httpOnly: c.isHTTPOnly, sameSite: nil, partitionKey: nil,
+                          expires: c.expires.map { $0.timeIntervalSince1970.rounded(.down) })
+    }
+
+    /// The fields storage-state JSON carries.
+    static func storageState(_ c: Cookie) -> InterchangeFields {
+        InterchangeFields(name: c.name, value: c.value, domain: c.domain, path: c.path, hostOnly: c.isHostOnly,
+                          secure: c.isSecure, httpOnly: c.isHTTPOnly, sameSite: c.sameSite, partitionKey: c.partitionKey,
+                          expires: c.expires.map { $0.timeIntervalSince1970 })
+    }
+
+    var description: String {
+        "\(name)=\(value) \(hostOnly ? "" : ".")\(domain)\(path) secure:\(secure) httpOnly:\(httpOnly) sameSite:\(sameSite.map(\.rawValue) ?? "-") partition:\(partitionKey ?? "-") expires:\(expires.map { String($0) } ?? "session")"
+    }
+}
+
+/// Everything about a cookie, times to the microsecond (the store keeps them as SQLite reals),
+/// to check a store is unchanged.
+struct InterchangeSnapshot: Hashable {
+    var fields: InterchangeFields
+    var expires: Int64?
+    var created: Int64
+    var lastAccess: Int64
+    var modified: Int64
+
+    init(_ c: Cookie) {
+        fields = .storageState(c)
+        fields.expires = nil
+        func micro(_ d: Date) -> Int64 { Int64((d.timeIntervalSince1970 * 1_000_000).rounded()) }
+        expires = c.expires.map(micro)
+        created = micro(c.created)
+        lastAccess = micro(c.lastAccess)
+        modified = micro(c.modified)
+    }
+
+    static func of(_ store: WebsiteDataStore) throws -> Set<InterchangeSnapshot> {
+        Set(try store.httpCookieStore.allCookies().map(InterchangeSnapshot.init))
+    }
+}
+
+/// Reads the peak and current resident set size of this process (Linux `/proc/self/status`), in kB.
+enum InterchangeMemory {
+    static func status(_ key: String) -> Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
+        for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
+            return Int(line.dropFirst(key.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
+        }
+        return nil
+    }
+
+    /// Resets the peak (`VmHWM`) to the current size (Linux ≥ 4.0); `false` if it could not.
+    static func resetPeak() -> Bool {
+        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
+        defer { try? handle.close() }
+        do { try handle.write(contentsOf: Data("5".utf8)) } catch { return false }
+        return true
+    }
+}
+
+/// Runs a program to its end; returns its exit status, standard output and standard error.
+@discardableResult
+func interchangeRun(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let outData = out.fileHandleForReading.readDataToEndOfFile()
+    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+}
