@@ -27,8 +27,14 @@ public struct StoreSetting: Sendable, Hashable, CustomStringConvertible {
         defaultValue: CookiePolicy.allowAll.rawValue,
         validate: { CookiePolicy(rawValue: $0) == nil ? "expected one of: allow-all, block-third-party, disallow" : nil })
 
+    /// Bytes of web storage per origin: its localStorage, and its sessionStorage in each namespace.
+    public static let localStorageQuota = StoreSetting(
+        key: "localstorage.quota",
+        summary: "bytes of localStorage (and of sessionStorage per namespace) per origin, keys and values counted in UTF-16 code units of 2 bytes",
+        defaultValue: "5242880", validate: positiveInteger)
+
     /// Every setting this version knows.
-    public static var all: [StoreSetting] { [cookiesMaxPerSite, cookiesMaxTotal, cookiesPolicy] }
+    public static var all: [StoreSetting] { [cookiesMaxPerSite, cookiesMaxTotal, cookiesPolicy, localStorageQuota] }
 
     /// The setting with this key.
     public static func named(_ key: String) -> StoreSetting? { all.first { $0.key == key } }

@@ -107,7 +107,11 @@ public final class WebsiteDataStore: Sendable {
 
     /// The kinds of data a store holds: each opens its component when the store opens. A new
     /// data type is added here, and nowhere else in the store.
-    static let componentKinds: [any WebsiteDataComponent.Type] = [HTTPCookieStore.self]
+    static let componentKinds: [any WebsiteDataComponent.Type] = [
+        HTTPCookieStore.self,
+        LocalStorage.self, SessionStorage.self, WebSQLStorage.self, ApplicationCacheStorage.self,
+        IndexedDBStore.self,
+    ]
 
     /// The component of one kind.
     func component<T: WebsiteDataComponent>(_ kind: T.Type) -> T {
