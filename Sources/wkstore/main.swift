@@ -1,1 +1,5 @@
-print("wkstore")
+import Foundation
+
+// Everything the command opens is closed when `run` returns, before the process exits.
+let status = await CLI.run(Array(CommandLine.arguments.dropFirst()))
+exit(status)

@@ -44,9 +44,12 @@ import Testing
         try store.httpCookieStore.set("https://example.com/", "a=1")
         let attributes = try FileManager.default.attributesOfItem(atPath: dir.path("store").path)
         #expect((attributes[.posixPermissions] as? Int) == 0o700)
-        for name in try FileManager.default.contentsOfDirectory(atPath: dir.path("store").path) {
-            let mode = try FileManager.default.attributesOfItem(atPath: dir.path("store/\(name)").path)[.posixPermissions] as? Int
-            #expect(mode == 0o600, "\(name)")
+        // Every file below the store is 0600 and every folder (cache bodies, WebSQL files) 0700.
+        let enumerator = FileManager.default.enumerator(atPath: dir.path("store").path)!
+        while let name = enumerator.nextObject() as? String {
+            let attributes = try FileManager.default.attributesOfItem(atPath: dir.path("store/\(name)").path)
+            let folder = attributes[.type] as? FileAttributeType == .typeDirectory
+            #expect(attributes[.posixPermissions] as? Int == (folder ? 0o700 : 0o600), "\(name)")
         }
     }
 

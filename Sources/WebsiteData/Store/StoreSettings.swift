@@ -34,7 +34,9 @@ public struct StoreSetting: Sendable, Hashable, CustomStringConvertible {
         defaultValue: "5242880", validate: positiveInteger)
 
     /// Every setting this version knows.
-    public static var all: [StoreSetting] { [cookiesMaxPerSite, cookiesMaxTotal, cookiesPolicy, localStorageQuota] }
+    public static var all: [StoreSetting] {
+        [cookiesMaxPerSite, cookiesMaxTotal, cookiesPolicy, cacheMaxSize, memoryCacheMaxSize, cacheStoresCookieHeaders, localStorageQuota]
+    }
 
     /// The setting with this key.
     public static func named(_ key: String) -> StoreSetting? { all.first { $0.key == key } }

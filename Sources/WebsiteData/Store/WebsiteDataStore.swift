@@ -109,6 +109,7 @@ public final class WebsiteDataStore: Sendable {
     /// data type is added here, and nowhere else in the store.
     static let componentKinds: [any WebsiteDataComponent.Type] = [
         HTTPCookieStore.self,
+        HTTPDiskCache.self, HTTPMemoryCache.self,
         LocalStorage.self, SessionStorage.self, WebSQLStorage.self, ApplicationCacheStorage.self,
         IndexedDBStore.self,
     ]

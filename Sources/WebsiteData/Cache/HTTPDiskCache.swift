@@ -1,0 +1,379 @@
+import Foundation
+import Synchronization
+
+/// The HTTP disk cache of a persistent store: header fields and small bodies in the
+/// `http_cache` table, bodies over `inlineLimit` as files in the `cache/` folder beside
+/// `store.sqlite` (files 0600, folder 0700, made when the first file is written), within the
+/// `cache.max-size` setting, the least recently used entries evicted first.
+///
+/// A body file is written before its row and deleted after its row, so a crash can leave a
+/// file without a row but never a row without its file; such orphans (older than
+/// `orphanGracePeriod`, so as not to race a writer in another process) are deleted when the
+/// store opens. A non-persistent store has no disk cache: its memory cache is its only cache.
+final class HTTPDiskCache: Sendable {
+    let database: StoreDatabase
+    let clock: @Sendable () -> Date
+    /// The `cache/` folder, or `nil` for a non-persistent store.
+    let folder: URL?
+    /// Last-access times of entries served since the last write, persisted with the next write.
+    private let touched = Mutex<[Int64: Double]>([:])
+
+    /// Bodies up to this size are kept in the database row.
+    static let inlineLimit = 64 * 1024
+    /// Files in `cache/` that no row names are deleted on open once they are this old.
+    static let orphanGracePeriod: TimeInterval = 600
+    /// The folder's name inside the store directory.
+    static let folderName = "cache"
+
+    init(database: StoreDatabase, clock: @escaping @Sendable () -> Date) throws {
+        self.database = database
+        self.clock = clock
+        guard let directory = database.directory else {
+            folder = nil
+            return
+        }
+        // The folder is made when the first body file is written.
+        self.folder = directory.appendingPathComponent(Self.folderName)
+        try deleteOrphans()
+    }
+
+    /// The cache folder, created (0700) when missing.
+    private func existingFolder() throws -> URL {
+        guard let folder else { throw CocoaError(.fileNoSuchFile) }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue { return folder }
+        do {
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StoreError.cannotOpen(path: folder.path, detail: "cannot create the cache folder (\(error.localizedDescription))")
+        }
+        chmod(folder.path, 0o700)
+        return folder
+    }
+
+    deinit {
+        let pending = touched.withLock { t in
+            let p = t
+            t = [:]
+            return p
+        }
+        if !pending.isEmpty { try? database.write(changes: []) { db in try Self.persistAccess(pending, db) } }
+    }
+
+    var isEnabled: Bool { folder != nil }
+
+    // MARK: - Reading
+
+    /// Every stored variant of a resource, most recently stored first.
+    func entries(for resource: CacheResourceKey) throws -> [CacheEntry] {
+        guard isEnabled else { return [] }
+        return try database.read { db in
+            try db.rows("""
+                SELECT id, variant, site, status, headers, request_time, response_time, body, body_file, body_size, modified
+                FROM http_cache WHERE partition_key = ? AND method = ? AND url = ? ORDER BY response_time DESC
+                """, [.text(resource.partition), .text(resource.method), .text(resource.url)]) { row in
+                let key = CacheEntryKey(partition: resource.partition, method: resource.method, url: resource.url, variant: row.string(1))
+                let policy = CachePolicy(method: resource.method, url: URL(string: resource.url)!, status: Int(row.int(3)),
+                                         headers: HTTPHeaders(serialized: row.string(4)),
+                                         requestTime: Date(timeIntervalSince1970: row.double(5)),
+                                         responseTime: Date(timeIntervalSince1970: row.double(6)),
+                                         variantKey: row.string(1), options: CachePolicy.Options())
+                let body: StoredBody = row.isNull(8) ? .inline(Data(row.blob(7))) : .file(name: row.string(8), size: row.int(9))
+                return CacheEntry(key: key, policy: policy, site: row.string(2), body: body,
+                                  modified: Date(timeIntervalSince1970: row.double(10)), diskID: row.int(0))
+            }
+        }
+    }
+
+    /// Marks an entry used now (persisted with the next write).
+    func touch(_ id: Int64) {
+        let now = clock().timeIntervalSince1970
+        let flush = touched.withLock { t -> [Int64: Double]? in
+            t[id] = now
+            guard t.count >= 256 else { return nil }
+            let pending = t
+            t = [:]
+            return pending
+        }
+        if let flush { try? database.write(changes: []) { db in try Self.persistAccess(flush, db) } }
+    }
+
+    /// The URL of a stored body file.
+    func fileURL(_ name: String) -> URL? { folder?.appendingPathComponent(name) }
+
+    /// A caller-owned file with the bytes of a stored body file: a hard link under a new name,
+    /// so that the caller may keep, move or delete it whatever happens to the entry.
+    func linkedCopy(of name: String) throws -> URL {
+        guard let source = fileURL(name) else { throw CocoaError(.fileNoSuchFile) }
+        let target = try newTemporaryName()
+        if link(source.path, target.path) != 0 {
+            // Another file system or no hard links: copy instead.
+            try FileManager.default.copyItem(at: source, to: target)
+        }
+        return target
+    }
+
+    /// A new, empty, owner-only file in the cache folder for a body being received.
+    func makeTemporaryFile() throws -> URL {
+        let url = try newTemporaryName()
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
+        }
+        return url
+    }
+
+    private func newTemporaryName() throws -> URL {
+        try existingFolder().appendingPathComponent("tmp-" + UUID().uuidString.lowercased())
+    }
+
+    // MARK: - Writing
+
+    /// Stores (or replaces) an entry. The body is written first (inline, or as a new file: a
+    /// hard link to a file body, or the bytes of a large in-memory body), then the row; the
+    /// replaced entry's and evicted entries' files are deleted after the commit.
+    ///
+    /// - Returns: the stored entry, or `nil` when it is larger than a quarter of the limit.
+    @discardableResult
+    func store(key: CacheEntryKey, policy: CachePolicy, site: String, body: CacheBody, maxSize: Int64) throws -> CacheEntry? {
+        guard isEnabled else { return nil }
+        let now = clock()
+        let bodySize = body.byteCount
+        let headerText = policy.headers.serialized
+        guard Int64(key.url.utf8.count + policy.headers.byteCount) + bodySize <= maxSize / 4 else { return nil }
+        let stored: StoredBody
+        var newFile: URL?
+        switch body {
+        case .data(let data) where data.count <= Self.inlineLimit:
+            stored = .inline(data)
+        case .file(let url) where bodySize <= Int64(Self.inlineLimit):
+            stored = .inline(try Data(contentsOf: url))
+        case .data(let data):
+            let name = UUID().uuidString.lowercased()
+            let target = try existingFolder().appendingPathComponent(name)
+            guard FileManager.default.createFile(atPath: target.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+                throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path])
+            }
+            newFile = target
+            stored = .file(name: name, size: bodySize)
+        case .file(let url):
+            let name = UUID().uuidString.lowercased()
+            let target = try existingFolder().appendingPathComponent(name)
+            if link(url.path, target.path) != 0 { try FileManager.default.copyItem(at: url, to: target) }
+            chmod(target.path, 0o600)
+            newFile = target
+            stored = .file(name: name, size: bodySize)
+        }
+        var entry = CacheEntry(key: key, policy: policy, site: site, body: stored, modified: now)
+        let size = entry.size
+        let pending = takeTouched()
+        let doomed = CacheLocked<[String]>([])
+        let rowID = CacheLocked<Int64?>(nil)
+        do {
+            try database.write(changes: [ChangeLogEntry(.diskCache, site: site)]) { db in
+                try Self.persistAccess(pending, db)
+                // The entry this one replaces, and the variants of the URL that varied on other fields.
+                var files: [String] = []
+                let existing = try db.rows("SELECT id, variant, body_file FROM http_cache WHERE partition_key = ? AND method = ? AND url = ?",
+                                           [.text(key.partition), .text(key.method), .text(key.url)]) {
+                    ($0.int(0), $0.string(1), $0.optionalString(2))
+                }
+                for (id, variant, file) in existing where key.supersedes(variant: variant) {
+                    try db.execute("DELETE FROM http_cache WHERE id = ?", [.integer(id)])
+                    if let file { files.append(file) }
+                }
+                let inline: DatabaseValue
+                let fileName: DatabaseValue
+                switch stored {
+                case .inline(let data): inline = .blob(Array(data)); fileName = .null
+                case .file(let name, _): inline = .null; fileName = .text(name)
+                }
+                let t = DatabaseValue.real(now.timeIntervalSince1970)
+                try db.execute("""
+                    INSERT INTO http_cache (site, partition_key, method, url, variant, status, headers, request_time,
+                        response_time, body, body_file, body_size, size, created, modified, last_access)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """, [.text(site), .text(key.partition), .text(key.method), .text(key.url), .text(key.variant),
+                          .integer(Int64(policy.status)), .text(headerText),
+                          .real(policy.requestTime.timeIntervalSince1970), .real(policy.responseTime.timeIntervalSince1970),
+                          inline, fileName, .integer(bodySize), .integer(size), t, t, t])
+                rowID.set(try db.scalar("SELECT last_insert_rowid()")?.int64)
+                files += try Self.evict(maxSize: try CacheSettings.maxSize(db), db)
+                doomed.set(files)
+            }
+        } catch {
+            if let newFile { try? FileManager.default.removeItem(at: newFile) }
+            restoreTouched(pending)
+            throw HTTPCookieStore.storeError(error)
+        }
+        deleteFiles(doomed.value)
+        entry.diskID = rowID.value
+        return entry
+    }
+
+    /// Replaces a stored entry's header fields and times after a `304` or `HEAD` validation.
+    func update(_ id: Int64, policy: CachePolicy, site: String, bodySize: Int64, url: String) throws {
+        guard isEnabled else { return }
+        let now = clock().timeIntervalSince1970
+        let size = Int64(url.utf8.count + policy.headers.byteCount) + bodySize
+        let headerText = policy.headers.serialized
+        try database.write(changes: [ChangeLogEntry(.diskCache, site: site)]) { db in
+            try db.execute("""
+                UPDATE http_cache SET headers = ?, status = ?, request_time = ?, response_time = ?, size = ?,
+                    modified = ?, last_access = ? WHERE id = ?
+                """, [.text(headerText), .integer(Int64(policy.status)), .real(policy.requestTime.timeIntervalSince1970),
+                      .real(policy.responseTime.timeIntervalSince1970), .integer(size), .real(now), .real(now), .integer(id)])
+        }
+    }
+
+    /// Deletes entries by id.
+    func delete(ids: [Int64], sites: Set<String>) throws {
+        guard isEnabled, !ids.isEmpty else { return }
+        let files = CacheLocked<[String]>([])
+        try database.write(changes: sites.map { ChangeLogEntry(.diskCache, site: $0) }) { db in
+            var names: [String] = []
+            for id in ids {
+                names += try db.rows("DELETE FROM http_cache WHERE id = ? RETURNING body_file", [.integer(id)]) { $0.optionalString(0) }
+                    .compactMap { $0 }
+            }
+            files.set(names)
+        }
+        deleteFiles(files.value)
+    }
+
+    /// Deletes every stored response for `url` (RFC 9111 §4.4 invalidation), in every partition.
+    func invalidate(url: String) throws {
+        guard isEnabled else { return }
+        let sites = try database.read { db in
+            try db.rows("SELECT DISTINCT site FROM http_cache WHERE url = ?", [.text(url)]) { $0.string(0) }
+        }
+        guard !sites.isEmpty else { return }
+        let files = CacheLocked<[String]>([])
+        try database.write(changes: sites.map { ChangeLogEntry(.diskCache, site: $0) }) { db in
+            let names = try db.rows("DELETE FROM http_cache WHERE url = ? RETURNING body_file", [.text(url)]) { $0.optionalString(0) }
+            files.set(names.compactMap { $0 })
+        }
+        deleteFiles(files.value)
+    }
+
+    /// Bytes held (the `http_cache_usage` counter).
+    func byteCount() throws -> Int64 {
+        guard isEnabled else { return 0 }
+        return try database.read { try $0.scalar("SELECT bytes FROM http_cache_usage WHERE id = 1")?.int64 ?? 0 }
+    }
+
+    /// Evicts the least recently used entries until the cache holds at most `maxSize` bytes.
+    /// Returns the body files of the evicted entries.
+    static func evict(maxSize: Int64, _ db: DatabaseConnection) throws -> [String] {
+        var files: [String] = []
+        while let usage = try db.scalar("SELECT bytes FROM http_cache_usage WHERE id = 1")?.int64, usage > maxSize {
+            let victims = try db.rows("SELECT id, body_file, size FROM http_cache ORDER BY last_access, id LIMIT 64") {
+                ($0.int(0), $0.optionalString(1), $0.int(2))
+            }
+            if victims.isEmpty { break }
+            var freed: Int64 = 0
+            for (id, file, size) in victims where usage - freed > maxSize {
+                try db.execute("DELETE FROM http_cache WHERE id = ?", [.integer(id)])
+                if let file { files.append(file) }
+                freed += size
+            }
+        }
+        return files
+    }
+
+    static func persistAccess(_ times: [Int64: Double], _ db: DatabaseConnection) throws {
+        for (id, time) in times {
+            try db.execute("UPDATE http_cache SET last_access = max(last_access, ?) WHERE id = ?", [.real(time), .integer(id)])
+        }
+    }
+
+    private func takeTouched() -> [Int64: Double] {
+        touched.withLock { t in
+            let pending = t
+            t = [:]
+            return pending
+        }
+    }
+
+    private func restoreTouched(_ pending: [Int64: Double]) {
+        touched.withLock { t in t.merge(pending) { max($0, $1) } }
+    }
+
+    func deleteFiles(_ names: [String]) {
+        guard let folder else { return }
+        for name in names { unlink(folder.appendingPathComponent(name).path) }
+    }
+
+    /// Deletes files of the cache folder that no row names (left by a crash between writing a
+    /// body and its row, or caller-owned copies never removed), once older than the grace period.
+    func deleteOrphans() throws {
+        guard let folder else { return }
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        guard !names.isEmpty else { return }
+        let referenced = Set(try database.read { db in
+            try db.rows("SELECT body_file FROM http_cache WHERE body_file IS NOT NULL") { $0.string(0) }
+        })
+        let cutoff = Date().addingTimeInterval(-Self.orphanGracePeriod)
+        for name in names where !referenced.contains(name) {
+            let url = folder.appendingPathComponent(name)
+            let modified = (try? FileManager.default.attributesOfItem(atPath: url.path))?[.modificationDate] as? Date
+            if let modified, modified < cutoff { unlink(url.path) }
+        }
+    }
+}
+
+extension HTTPDiskCache: WebsiteDataComponent {
+    static func open(database: StoreDatabase, clock: @escaping @Sendable () -> Date) throws -> Self {
+        try Self(database: database, clock: clock)
+    }
+
+    var dataType: WebsiteDataType { .diskCache }
+
+    func siteSizes() throws -> [String: Int64] {
+        guard isEnabled else { return [:] }
+        return Dictionary(try database.read { db in
+            try db.rows("SELECT site, sum(size) FROM http_cache GROUP BY site") { ($0.string(0), $0.int(1)) }
+        }, uniquingKeysWith: +)
+    }
+
+    /// Removes the matching entries (rows first, in one transaction, then their body files).
+    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String> {
+        guard isEnabled else { return [] }
+        var conditions: [String] = []
+        var values: [DatabaseValue] = []
+        if let since = filter.modifiedSince {
+            conditions.append("modified >= ?")
+            values.append(.real(since.timeIntervalSince1970))
+        }
+        if let sites = filter.sites {
+            guard !sites.isEmpty else { return [] }
+            conditions.append("site IN (" + sites.map { _ in "?" }.joined(separator: ", ") + ")")
+            values += sites.sorted().map { .text($0) }
+        }
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        if dryRun {
+            return Set(try database.read { db in
+                try db.rows("SELECT DISTINCT site FROM http_cache" + whereClause, values) { $0.string(0) }
+            })
+        }
+        let log = filter.sites.map { $0.sorted().map { ChangeLogEntry(.diskCache, site: $0) } } ?? [ChangeLogEntry(.diskCache, site: "*")]
+        let (sites, files) = try database.writeNow(changes: log) { db -> (Set<String>, [String]) in
+            let rows = try db.rows("DELETE FROM http_cache" + whereClause + " RETURNING site, body_file", values) {
+                ($0.string(0), $0.optionalString(1))
+            }
+            return (Set(rows.map(\.0)), rows.compactMap(\.1))
+        }
+        deleteFiles(files)
+        return sites
+    }
+}
+
+/// A value shared with a write closure that runs on the commit leader's thread.
+final class CacheLocked<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+
+    init(_ value: Value) { storage = Mutex(value) }
+
+    var value: Value { storage.withLock { $0 } }
+
+    func set(_ value: Value) { storage.withLock { $0 = value } }
+}

@@ -1,0 +1,202 @@
+/// An ordered list of HTTP header fields, duplicates kept, names compared ignoring ASCII case.
+///
+/// The cache works on header lists as they travel: the order of the fields and repeated
+/// names are kept (two `Cache-Control` lines stay two fields), and each field keeps the
+/// spelling it was received with. `subscript(name)` combines repeated fields with `", "`, as
+/// Fetch's `Headers.get` does, which is how list-valued fields (RFC 9110 §5.3) are read.
+public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral,
+    CustomStringConvertible {
+    /// One header field: a name and a value.
+    public struct Field: Sendable, Hashable, CustomStringConvertible {
+        /// The field name, as written (`Cache-Control`, `etag`, …).
+        public var name: String
+        /// The field value, without the whitespace around it.
+        public var value: String
+
+        /// Creates a field.
+        ///
+        /// - Parameters:
+        ///   - name: the field name; compared ignoring ASCII case.
+        ///   - value: the field value.
+        public init(_ name: String, _ value: String) {
+            self.name = name
+            self.value = value
+        }
+
+        /// Whether this field is named `name`, ignoring ASCII case.
+        ///
+        /// - Parameter name: the name to compare with.
+        /// - Returns: `true` when the names are equal ignoring ASCII case.
+        public func hasName(_ name: String) -> Bool { HTTPHeaders.namesEqual(self.name, name) }
+
+        /// `Name: value`.
+        public var description: String { "\(name): \(value)" }
+    }
+
+    /// The fields, in order.
+    public private(set) var fields: [Field]
+
+    /// Creates an empty list.
+    public init() { fields = [] }
+
+    /// Creates a list from fields.
+    ///
+    /// - Parameter fields: the fields, in order.
+    public init(_ fields: [Field]) { self.fields = fields }
+
+    /// Creates a list from `(name, value)` pairs.
+    ///
+    /// - Parameter pairs: the fields as pairs, in order.
+    public init(_ pairs: [(String, String)]) { fields = pairs.map { Field($0.0, $0.1) } }
+
+    /// Creates a list from `(name, value)` pairs written as a literal.
+    ///
+    /// - Parameter elements: the fields as pairs, in order.
+    public init(arrayLiteral elements: (String, String)...) { self.init(elements) }
+
+    /// Creates a list from `name: value` pairs written as a dictionary literal, in the order
+    /// written (a name may repeat).
+    ///
+    /// - Parameter elements: the fields as pairs, in order.
+    public init(dictionaryLiteral elements: (String, String)...) { self.init(elements) }
+
+    /// The number of fields.
+    public var count: Int { fields.count }
+
+    /// Whether the list has no field.
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// An iterator over the fields, in order.
+    ///
+    /// - Returns: the iterator.
+    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+
+    /// The value of the fields named `name`, combined with `", "`; `nil` when there is none.
+    ///
+    /// - Parameter name: the field name, compared ignoring ASCII case.
+    public subscript(name: String) -> String? {
+        var result: String?
+        for field in fields where field.hasName(name) {
+            if let existing = result { result = existing + ", " + field.value } else { result = field.value }
+        }
+        return result
+    }
+
+    /// The values of every field named `name`, in order.
+    ///
+    /// - Parameter name: the field name, compared ignoring ASCII case.
+    /// - Returns: the values; empty when there is none.
+    public func values(named name: String) -> [String] {
+        fields.filter { $0.hasName(name) }.map(\.value)
+    }
+
+    /// The value of the first field named `name`, or `nil`.
+    ///
+    /// - Parameter name: the field name, compared ignoring ASCII case.
+    /// - Returns: the first value.
+    public func first(named name: String) -> String? {
+        fields.first { $0.hasName(name) }?.value
+    }
+
+    /// Whether a field named `name` is present.
+    ///
+    /// - Parameter name: the field name, compared ignoring ASCII case.
+    /// - Returns: `true` when at least one field has that name.
+    public func contains(_ name: String) -> Bool {
+        fields.contains { $0.hasName(name) }
+    }
+
+    /// Appends a field after the others (a repeated name makes a second field).
+    ///
+    /// - Parameters:
+    ///   - name: the field name.
+    ///   - value: the field value.
+    public mutating func append(_ name: String, _ value: String) {
+        fields.append(Field(name, value))
+    }
+
+    /// Replaces every field named `name` with one field holding `value`, at the place of the
+    /// first one (or at the end when there was none).
+    ///
+    /// - Parameters:
+    ///   - name: the field name.
+    ///   - value: the new value.
+    public mutating func set(_ name: String, _ value: String) {
+        if let index = fields.firstIndex(where: { $0.hasName(name) }) {
+            fields[index] = Field(fields[index].name, value)
+            var i = fields.count - 1
+            while i > index {
+                if fields[i].hasName(name) { fields.remove(at: i) }
+                i -= 1
+            }
+        } else {
+            fields.append(Field(name, value))
+        }
+    }
+
+    /// Removes every field named `name`.
+    ///
+    /// - Parameter name: the field name, compared ignoring ASCII case.
+    public mutating func remove(_ name: String) {
+        fields.removeAll { $0.hasName(name) }
+    }
+
+    /// Removes every field whose name is in `names` (lower case).
+    ///
+    /// - Parameter names: lower-case field names.
+    mutating func remove(lowercasedNames names: Set<String>) {
+        guard !names.isEmpty else { return }
+        fields.removeAll { names.contains($0.name.lowercased()) }
+    }
+
+    /// One `Name: value` line per field.
+    public var description: String { fields.map(\.description).joined(separator: "\n") }
+
+    /// The bytes the fields take as `name: value\r\n` lines, the measure used for cache sizes.
+    var byteCount: Int { fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } }
+
+    /// Whether two names are equal ignoring ASCII case.
+    static func namesEqual(_ a: String, _ b: String) -> Bool {
+        let x = a.utf8, y = b.utf8
+        guard x.count == y.count else { return false }
+        for (c, d) in zip(x, y) where c != d {
+            let lc = c >= 65 && c <= 90 ? c + 32 : c
+            let ld = d >= 65 && d <= 90 ? d + 32 : d
+            if lc != ld { return false }
+        }
+        return true
+    }
+}
+
+extension HTTPHeaders {
+    /// The fields as `name: value` lines, for storage. Line breaks inside a value (never valid
+    /// in HTTP) become spaces so that each field stays one line.
+    var serialized: String {
+        var text = ""
+        text.reserveCapacity(byteCount)
+        for field in fields {
+            text += Self.oneLine(field.name)
+            text += ": "
+            text += Self.oneLine(field.value)
+            text += "\n"
+        }
+        return text
+    }
+
+    /// Reads fields written by `serialized`.
+    init(serialized text: String) {
+        var fields: [Field] = []
+        for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            var value = line[line.index(after: colon)...]
+            if value.first == " " { value = value.dropFirst() }
+            fields.append(Field(String(line[..<colon]), String(value)))
+        }
+        self.init(fields)
+    }
+
+    private static func oneLine(_ text: String) -> String {
+        guard text.utf8.contains(where: { $0 == 10 || $0 == 13 }) else { return text }
+        return String(text.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+import Synchronization
+
+/// The in-process HTTP memory cache: stored responses with their bodies in memory, bounded
+/// in bytes, the least recently used evicted first.
+///
+/// In a persistent store it sits in front of the disk cache and keeps copies of hot entries
+/// (small bodies only); in a non-persistent store it is the only cache. It is process memory:
+/// every process has its own. A removal of memory-cache data in another process (for
+/// example `wkstore clear --types memorycache`) is recorded in the store's change log with
+/// its site and date, and every process sharing the store honours it on its next access;
+/// a change of disk-cache entries by another process drops the copies of that site's entries.
+final class HTTPMemoryCache: Sendable {
+    let database: StoreDatabase
+    let clock: @Sendable () -> Date
+    private let state: Mutex<State>
+    /// Background revalidations in flight (`stale-while-revalidate`), by number.
+    let background = Mutex<BackgroundWork>(BackgroundWork())
+
+    struct State {
+        var entries: [CacheEntryKey: Item] = [:]
+        var variants: [CacheResourceKey: Set<CacheEntryKey>] = [:]
+        var order = LeastRecentlyUsed<CacheEntryKey>()
+        var bytes: Int64 = 0
+        var lastSeq: Int64 = 0
+        var lastVersion: Int64 = 0
+    }
+
+    struct Item {
+        var entry: CacheEntry
+        var size: Int64
+        /// Whether the entry is a copy of a disk-cache entry (dropped when another process changes the disk cache).
+        var mirrorsDisk: Bool
+    }
+
+    struct BackgroundWork {
+        var tasks: [UInt64: Task<Void, Never>] = [:]
+        var keys: Set<CacheEntryKey> = []
+        var next: UInt64 = 0
+    }
+
+    init(database: StoreDatabase, clock: @escaping @Sendable () -> Date) throws {
+        self.database = database
+        self.clock = clock
+        var state = State()
+        state.lastSeq = try database.newestSequence()
+        if let reader = database.reader { state.lastVersion = try reader.withLock { try $0.dataVersion() } }
+        self.state = Mutex(state)
+    }
+
+    // MARK: - Entries
+
+    /// The entries stored for every variant of a resource, most recently stored first.
+    func entries(for resource: CacheResourceKey) -> [CacheEntry] {
+        state.withLock { s in
+            refresh(&s)
+            guard let keys = s.variants[resource] else { return [] }
+            return keys.compactMap { s.entries[$0]?.entry }.sorted { $0.policy.responseTime > $1.policy.responseTime }
+        }
+    }
+
+    /// Marks an entry used now.
+    func touch(_ key: CacheEntryKey) {
+        state.withLock { s in if s.entries[key] != nil { s.order.touch(key) } }
+    }
+
+    /// Stores (or replaces) an entry whose body is in memory, evicting least recently used ones to stay within `limit`.
+    func store(_ entry: CacheEntry, mirrorsDisk: Bool, limit: Int64) {
+        let size = entry.size
+        state.withLock { s in
+            refresh(&s)
+            for key in s.variants[entry.key.resource] ?? [] where entry.key.supersedes(variant: key.variant) { remove(key, &s) }
+            // One entry may take at most an eighth of the cache, so that it cannot empty it.
+            guard case .inline = entry.body, limit > 0, size <= limit / 8 else { return }
+            s.entries[entry.key] = Item(entry: entry, size: size, mirrorsDisk: mirrorsDisk)
+            s.variants[entry.key.resource, default: []].insert(entry.key)
+            s.order.touch(entry.key)
+            s.bytes += size
+            while s.bytes > limit, let oldest = s.order.leastRecent { remove(oldest, &s) }
+        }
+    }
+
+    /// Removes one entry.
+    func remove(_ key: CacheEntryKey) {
+        state.withLock { s in remove(key, &s) }
+    }
+
+    /// Removes every variant of the resources of `url` (any partition, any method).
+    func invalidate(url: String) {
+        state.withLock { s in
+            for key in s.entries.keys where key.url == url { remove(key, &s) }
+        }
+    }
+
+    /// Bytes held.
+    var byteCount: Int64 { state.withLock { $0.bytes } }
+
+    private func remove(_ key: CacheEntryKey, _ s: inout State) {
+        guard let item = s.entries.removeValue(forKey: key) else { return }
+        s.bytes -= item.size
+        s.order.remove(key)
+        s.variants[key.resource]?.remove(key)
+        if s.variants[key.resource]?.isEmpty == true { s.variants[key.resource] = nil }
+    }
+
+    private func remove(_ s: inout State, where predicate: (Item) -> Bool) -> Set<String> {
+        var sites = Set<String>()
+        for (key, item) in s.entries where predicate(item) {
+            sites.insert(item.entry.site)
+            remove(key, &s)
+        }
+        return sites
+    }
+
+    /// Applies other processes' changes: memory-cache removals by site and date, and disk-cache
+    /// changes (whose copies here may be outdated).
+    private func refresh(_ s: inout State) {
+        guard let changes = try? database.foreignChanges(since: s.lastSeq, lastVersion: &s.lastVersion) else { return }
+        s.lastSeq = changes.newestSeq
+        if changes.everything {
+            _ = remove(&s) { _ in true }
+            return
+        }
+        for change in changes.entries {
+            let everySite = change.site == "*"
+            if change.dataType == WebsiteDataType.memoryCache.cliName {
+                let since = change.since.map { Date(timeIntervalSince1970: $0) }
+                _ = remove(&s) { item in
+                    (everySite || item.entry.site == change.site) && (since.map { item.entry.modified >= $0 } ?? true)
+                }
+            } else if change.dataType == WebsiteDataType.diskCache.cliName {
+                _ = remove(&s) { $0.mirrorsDisk && (everySite || $0.entry.site == change.site) }
+            }
+        }
+    }
+
+    // MARK: - Background revalidation
+
+    /// Runs `work` in the background unless a revalidation of `key` is already running.
+    func runInBackground(key: CacheEntryKey, _ work: @escaping @Sendable () async -> Void) {
+        background.withLock { b in
+            guard b.keys.insert(key).inserted else { return }
+            let id = b.next
+            b.next += 1
+            b.tasks[id] = Task { [weak self] in
+                await work()
+                _ = self?.background.withLock { b in
+                    b.keys.remove(key)
+                    b.tasks.removeValue(forKey: id)
+                }
+            }
+        }
+    }
+
+    /// Waits for every background revalidation started so far (and those they start).
+    func waitForBackgroundWork() async {
+        while true {
+            let tasks = background.withLock { Array($0.tasks.values) }
+            if tasks.isEmpty { return }
+            for task in tasks { await task.value }
+        }
+    }
+}
+
+extension HTTPMemoryCache: WebsiteDataComponent {
+    static func open(database: StoreDatabase, clock: @escaping @Sendable () -> Date) throws -> Self {
+        try Self(database: database, clock: clock)
+    }
+
+    var dataType: WebsiteDataType { .memoryCache }
+
+    func siteSizes() throws -> [String: Int64] {
+        state.withLock { s in
+            refresh(&s)
+            var sizes: [String: Int64] = [:]
+            for item in s.entries.values { sizes[item.entry.site, default: 0] += item.size }
+            return sizes
+        }
+    }
+
+    /// Removes matching entries here and records the removal in the change log, so that every
+    /// other process sharing the store removes its own matching entries on its next access.
+    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String> {
+        let sites = state.withLock { s -> Set<String> in
+            refresh(&s)
+            let match: (Item) -> Bool = { filter.matches(site: $0.entry.site, modified: $0.entry.modified) }
+            if dryRun { return Set(s.entries.values.filter(match).map(\.entry.site)) }
+            return remove(&s, where: match)
+        }
+        if !dryRun {
+            let since = filter.modifiedSince
+            let log = filter.sites.map { $0.sorted().map { ChangeLogEntry(.memoryCache, site: $0, since: since) } }
+                ?? [ChangeLogEntry(.memoryCache, site: "*", since: since)]
+            try database.write(changes: log) { _ in }
+        }
+        return sites
+    }
+}
+
+/// Keys in order of use, least recent first: a doubly linked list over a dictionary.
+struct LeastRecentlyUsed<Key: Hashable> {
+    private var links: [Key: (previous: Key?, next: Key?)] = [:]
+    /// The least recently used key.
+    private(set) var leastRecent: Key?
+    private var mostRecent: Key?
+
+    /// Makes `key` the most recently used (adding it when absent).
+    mutating func touch(_ key: Key) {
+        if mostRecent == key { return }
+        remove(key)
+        links[key] = (previous: mostRecent, next: nil)
+        if let last = mostRecent { links[last]?.next = key }
+        mostRecent = key
+        if leastRecent == nil { leastRecent = key }
+    }
+
+    /// Forgets `key`.
+    mutating func remove(_ key: Key) {
+        guard let link = links.removeValue(forKey: key) else { return }
+        if let previous = link.previous { links[previous]?.next = link.next } else { leastRecent = link.next }
+        if let next = link.next { links[next]?.previous = link.previous } else { mostRecent = link.previous }
+    }
+}

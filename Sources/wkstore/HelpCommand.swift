@@ -1,0 +1,95 @@
+/// `wkstore help` and `--help`: the overview, a group's commands, or a command's usage.
+enum HelpCommand {
+    /// The command.
+    static let spec = CommandSpec(
+        path: ["help"],
+        summary: "show help for the tool or a command",
+        usage: ["help [COMMAND [SUBCOMMAND]]"],
+        details: "Shows the overview, or the help of a command. 'wkstore COMMAND --help' does the same.",
+        options: [], positionalCount: 0...2, positionalName: "a command",
+        run: { invocation throws(CLIError) in
+            invocation.output.line(try text(for: invocation.arguments.positionals))
+        })
+
+    /// The options every command takes, as help shows them.
+    static let globalOptions = [
+        ["--store DIR", "the store in DIR (default: $WKSTORE_DIR, else the default store)"],
+        ["--identifier UUID", "the store made for this identifier (see 'wkstore stores list')"],
+        ["--json", "write JSON to standard output"],
+        ["-h, --help", "show help"],
+        ["--version", "print the version"],
+    ]
+
+    /// The help text for the command or group named by `words`; the overview when there are none.
+    ///
+    /// - Throws: `CLIError.usage` for words that name no command.
+    static func text(for words: [String]) throws(CLIError) -> String {
+        let nodes = Commands.all
+        guard let first = words.first else { return overview() }
+        switch nodes.first(where: { $0.name == first }) {
+        case .command(let spec):
+            if words.count > 1 { throw .usage("'wkstore \(first)' has no command '\(words[1])'") }
+            return text(for: spec)
+        case .group(let group):
+            guard words.count > 1 else { return text(for: group) }
+            guard let spec = group.commands.first(where: { $0.path.last == words[1] }) else {
+                throw .usage("unknown command 'wkstore \(first) \(words[1])'; '\(first)' commands: \(group.commandNames)")
+            }
+            return text(for: spec)
+        case nil:
+            throw .usage("unknown command '\(first)'; commands: \(nodes.map(\.name).joined(separator: ", "))")
+        }
+    }
+
+    static func overview() -> String {
+        var rows: [[String]] = []
+        for node in Commands.all {
+            switch node {
+            case .command(let spec): rows.append(["  " + spec.path.joined(separator: " "), spec.summary])
+            case .group(let group):
+                for spec in group.commands { rows.append(["  " + spec.path.joined(separator: " "), spec.summary]) }
+            }
+        }
+        return """
+            wkstore \(CLI.version): cookies and other website data for programs that browse without a browser
+
+            usage: wkstore [--store DIR | --identifier UUID] [--json] COMMAND [ARGUMENTS]
+
+            commands:
+            \(Format.table(rows).joined(separator: "\n"))
+
+            global options (before or after the command):
+            \(Format.table(globalOptions.map { ["  " + $0[0], $0[1]] }).joined(separator: "\n"))
+
+            The default store is $XDG_DATA_HOME/wkstore/default (else ~/.local/share/wkstore/default).
+            Exit status: 0 success, 1 failure, 2 usage error. 'wkstore COMMAND --help' for more.
+            """
+    }
+
+    static func text(for group: CommandGroup) -> String {
+        let rows = group.commands.map { ["  " + $0.path.joined(separator: " "), $0.summary] }
+        return """
+            wkstore \(group.name): \(group.summary)
+
+            commands:
+            \(Format.table(rows).joined(separator: "\n"))
+
+            global options:
+            \(Format.table(globalOptions.map { ["  " + $0[0], $0[1]] }).joined(separator: "\n"))
+
+            'wkstore \(group.name) COMMAND --help' for more.
+            """
+    }
+
+    static func text(for spec: CommandSpec) -> String {
+        var lines = ["usage: " + spec.usage.map { "wkstore " + $0 }.joined(separator: "\n       "), "", spec.summary + ".", ""]
+        lines.append(spec.details)
+        if !spec.options.isEmpty {
+            lines += ["", "options:"]
+            lines += Format.table(spec.options.map { ["  " + $0.synopsis, $0.help] })
+        }
+        lines += ["", "global options:"]
+        lines += Format.table(globalOptions.map { ["  " + $0[0], $0[1]] })
+        return lines.joined(separator: "\n")
+    }
+}

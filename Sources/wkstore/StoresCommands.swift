@@ -1,0 +1,64 @@
+import Foundation
+import WebsiteData
+
+/// `wkstore stores …`: the stores made for identifiers.
+enum StoresCommands {
+    /// The group.
+    static let group = CommandGroup(name: "stores", summary: "list and remove the stores made for identifiers",
+                                    commands: [list, remove])
+
+    /// `wkstore stores list`.
+    static let list = CommandSpec(
+        path: ["stores", "list"],
+        summary: "list the identifiers of the stores made for identifiers",
+        usage: ["stores list"],
+        details: """
+            Prints, one a line, the identifiers (UUIDs) of the stores under $XDG_DATA_HOME/wkstore \
+            (else ~/.local/share/wkstore), as WKWebsiteDataStore.allDataStoreIdentifiers gives them. \
+            The default store is not among them.
+            """,
+        options: [], positionalCount: 0...0, positionalName: "no arguments",
+        run: runList)
+
+    /// `wkstore stores remove`.
+    static let remove = CommandSpec(
+        path: ["stores", "remove"],
+        summary: "delete the store with an identifier, and all its data",
+        usage: ["stores remove UUID"],
+        details: "Deletes the store made for the identifier UUID, with every piece of data in it.",
+        options: [], positionalCount: 1...1, positionalName: "a store identifier (UUID)",
+        run: runRemove)
+
+    static func runList(_ invocation: Invocation) async throws {
+        try refuseStoreOptions(invocation)
+        let identifiers = try WebsiteDataStore.allDataStoreIdentifiers().map { $0.uuidString.lowercased() }
+        let output = invocation.output
+        if output.json {
+            output.write(.array(identifiers.map(JSONValue.string)))
+        } else {
+            output.lines(identifiers)
+        }
+    }
+
+    static func runRemove(_ invocation: Invocation) async throws {
+        try refuseStoreOptions(invocation)
+        let text = invocation.arguments.positionals[0]
+        guard let identifier = UUID(uuidString: text) else {
+            throw CLIError.usage("'\(text)' is not a store identifier: give a UUID as 'wkstore stores list' prints it")
+        }
+        try WebsiteDataStore.removeDataStore(forIdentifier: identifier)
+        let output = invocation.output
+        if output.json {
+            output.write(.object([("removed", .string(identifier.uuidString.lowercased()))]))
+        } else {
+            output.line("removed store \(identifier.uuidString.lowercased())")
+        }
+    }
+
+    /// `stores` works on the stores under the root directory: `--store` and `--identifier` name one store, which makes no sense here.
+    private static func refuseStoreOptions(_ invocation: Invocation) throws(CLIError) {
+        if invocation.globals.store != nil || invocation.globals.identifier != nil {
+            throw .usage("'\(invocation.command.fullName)' works on the stores under $XDG_DATA_HOME/wkstore; --store and --identifier do not apply")
+        }
+    }
+}

@@ -1,0 +1,161 @@
+import Foundation
+import Testing
+import WebsiteData
+
+/// Which store the tool opens, what it does with a damaged one, `stores` and `config`.
+@Suite struct StoreTests {
+    @Test func aCorruptStoreExits1WithOneLineAndIsLeftUnchanged() throws {
+        let sandbox = try Sandbox()
+        try FileManager.default.createDirectory(at: sandbox.store, withIntermediateDirectories: true)
+        let file = sandbox.store.appendingPathComponent("store.sqlite")
+        var generator = SystemRandomNumberGenerator()
+        let bytes = Data((0..<16_384).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try bytes.write(to: file)
+        let commands: [[String]] = [
+            ["records"], ["cookies", "list"], ["cookies", "header", "https://example.com/"],
+            ["cookies", "set", "--url", "https://example.com/", "a=1"], ["clear", "--types", "all"],
+            ["clear", "--types", "all", "--since", "1h", "--dry-run"], ["config", "set", "cookies.policy", "disallow"],
+            ["config", "list"], ["cookies", "end-session"],
+        ]
+        for command in commands {
+            let result = try sandbox.runInStore(command)
+            #expect(result.status == 1, "wkstore \(command) exited \(result.status)")
+            #expect(result.isOneLineMessage, "wkstore \(command): \(result.stderr)")
+            #expect(result.stderr.contains(file.path))
+            #expect(result.stderr.contains("not changed"))
+            #expect(result.stdout.isEmpty)
+            #expect(try Data(contentsOf: file) == bytes, "wkstore \(command) changed the damaged file")
+        }
+    }
+
+    @Test func readingAStoreThatDoesNotExistCreatesNothing() throws {
+        let sandbox = try Sandbox()
+        for command in [["records"], ["cookies", "list"], ["config", "get", "cookies.max-total"],
+                        ["clear", "--types", "all"], ["cookies", "header", "https://example.com/"]] {
+            #expect(try sandbox.runInStore(command).status == 0)
+        }
+        #expect(try sandbox.run(["records"]).status == 0)
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.dataHome.path).isEmpty)
+    }
+
+    @Test func theDefaultStoreLivesUnderXDGDataHomeAndWKSTOREDIRReplacesIt() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.run(["cookies", "set", "--url", "https://example.com/", "d=1"]).status == 0)
+        let defaultFile = sandbox.dataHome.appendingPathComponent("wkstore/default/store.sqlite")
+        #expect(FileManager.default.fileExists(atPath: defaultFile.path))
+
+        let elsewhere = sandbox.root.appendingPathComponent("elsewhere")
+        let env = ["WKSTORE_DIR": elsewhere.path]
+        #expect(try sandbox.run(["cookies", "set", "--url", "https://example.com/", "e=1"], environment: env).status == 0)
+        #expect(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("store.sqlite").path))
+        #expect(try sandbox.run(["cookies", "header", "https://example.com/"], environment: env).stdout == "e=1\n")
+        #expect(try sandbox.run(["cookies", "header", "https://example.com/"]).stdout == "d=1\n")
+        // --store wins over WKSTORE_DIR.
+        #expect(try sandbox.run(["--store", sandbox.store.path, "cookies", "header", "https://example.com/"], environment: env).stdout.isEmpty)
+    }
+
+    @Test func storesListAndRemove() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.run(["stores", "list"]).stdout.isEmpty)
+        #expect(try sandbox.run(["stores", "list", "--json"]).json() as? [String] == [])
+        let first = "9B2F0C4E-1D7A-4E55-8C1B-3A6F2E9D0B71"
+        let second = "1C3E5A7B-9D2F-4B6A-8E0C-2F4A6B8D0E13"
+        for identifier in [first, second] {
+            let set = try sandbox.run(["--identifier", identifier, "cookies", "set", "--url", "https://example.com/", "a=1"])
+            #expect(set.status == 0, "\(set.stderr)")
+        }
+        #expect(try sandbox.run(["--identifier", first, "cookies", "header", "https://example.com/"]).stdout == "a=1\n")
+        let listed = try sandbox.run(["stores", "list"]).lines
+        #expect(listed == [second.lowercased(), first.lowercased()])
+        #expect(try sandbox.run(["stores", "list", "--json"]).json() as? [String] == listed)
+        #expect(Set(try WebsiteDataStoreIdentifiers.under(sandbox.dataHome)) == Set(listed))
+
+        let removed = try sandbox.run(["stores", "remove", first])
+        #expect(removed.status == 0)
+        #expect(removed.stdout == "removed store \(first.lowercased())\n")
+        #expect(try sandbox.run(["stores", "list"]).lines == [second.lowercased()])
+        #expect(!FileManager.default.fileExists(atPath: sandbox.dataHome.appendingPathComponent("wkstore/\(first.lowercased())").path))
+
+        let again = try sandbox.run(["stores", "remove", first])
+        #expect(again.status == 1)
+        #expect(again.isOneLineMessage)
+        #expect(again.stderr.contains("no store has the identifier"))
+        // Reading a store that was never made is an error too (a mistyped identifier), and makes none.
+        let missing = try sandbox.run(["--identifier", first, "records"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("no store has the identifier"))
+        #expect(try sandbox.run(["stores", "list"]).lines == [second.lowercased()])
+
+        let json = try sandbox.run(["stores", "remove", second, "--json"]).object()
+        #expect(json["removed"] as? String == second.lowercased())
+        #expect(try sandbox.run(["--store", sandbox.store.path, "stores", "list"]).status == 2)
+    }
+
+    @Test func configSetGetList() throws {
+        let sandbox = try Sandbox()
+        #expect(try sandbox.succeed(["config", "get", "cookies.max-total"]).stdout == "3000\n")
+        #expect(try sandbox.succeed(["config", "set", "cookies.max-total", "1000000"]).stdout == "cookies.max-total = 1000000\n")
+        #expect(try sandbox.succeed(["config", "get", "cookies.max-total"]).stdout == "1000000\n")
+        let list = try sandbox.succeed(["config", "list"]).lines
+        #expect(list.contains { $0.hasPrefix("cookies.max-total") && $0.contains("1000000") && !$0.contains("(default)") })
+        #expect(list.contains { $0.hasPrefix("cookies.max-per-site") && $0.contains("180") && $0.contains("(default)") })
+        let json = try sandbox.succeed(["config", "list", "--json"]).objects()
+        #expect(json.map { $0["key"] as? String } == StoreSetting.all.map(\.key))
+        let total = try #require(json.first { $0["key"] as? String == "cookies.max-total" })
+        #expect(total["value"] as? String == "1000000")
+        #expect(total["default"] as? String == "3000")
+        #expect(total["isDefault"] as? Bool == false)
+        #expect(try sandbox.succeed(["config", "get", "cookies.policy", "--json"]).object()["value"] as? String == "allow-all")
+
+        // The library sees it, and so does the cookie engine.
+        let store = try WebsiteDataStore(directory: sandbox.store)
+        #expect(try store.settings()[StoreSetting.cookiesMaxTotal] == "1000000")
+        try sandbox.succeed(["config", "set", "cookies.policy", "disallow"])
+        let refused = try sandbox.runInStore(["cookies", "set", "--url", "https://example.com/", "a=1"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("policy"))
+    }
+
+    @Test func configRejectsUnknownKeysAndBadValuesWithoutCreatingAStore() throws {
+        let sandbox = try Sandbox()
+        let unknown = try sandbox.runInStore(["config", "set", "cookies.max-everything", "1"])
+        #expect(unknown.status == 2)
+        #expect(unknown.isOneLineMessage)
+        for setting in StoreSetting.all { #expect(unknown.stderr.contains(setting.key)) }
+        #expect(try sandbox.runInStore(["config", "get", "nope"]).status == 2)
+        for (key, value) in [("cookies.max-total", "lots"), ("cookies.max-total", "0"), ("cookies.policy", "maybe")] {
+            let bad = try sandbox.runInStore(["config", "set", key, value])
+            #expect(bad.status == 2, "config set \(key) \(value)")
+            #expect(bad.isOneLineMessage)
+            #expect(bad.stderr.contains(key))
+        }
+        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
+    }
+
+    @Test func demoRunsOnAThrowawayStoreAndDeletesIt() throws {
+        let sandbox = try Sandbox()
+        let result = try sandbox.run(["demo"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stderr.isEmpty)
+        #expect(result.stdout.contains("refused: its Domain is a public suffix"))
+        #expect(result.stdout.contains("lang=en-US; sid=31d4d96e407aad42; theme=dark"))
+        #expect(result.stdout.contains("removed cookies for example.co.uk"))
+        #expect(result.stdout.contains("(the demo store was deleted)"))
+        let json = try sandbox.run(["demo", "--json"]).object()
+        #expect(json["deleted"] as? Bool == true)
+        let after = try #require(json["recordsAfter"] as? [[String: Any]])
+        #expect(after.map { $0["displayName"] as? String } == ["example.com"])
+        // Nothing left in its temporary directory, nothing in the user's stores.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.root.appendingPathComponent("tmp").path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.dataHome.path).isEmpty)
+    }
+}
+
+/// The identifiers of the stores under an XDG data directory, read from the directory names.
+enum WebsiteDataStoreIdentifiers {
+    static func under(_ dataHome: URL) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: dataHome.appendingPathComponent("wkstore").path)
+            .filter { UUID(uuidString: $0) != nil }
+    }
+}
