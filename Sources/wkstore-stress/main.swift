@@ -4,6 +4,7 @@
 //   wkstore-stress clear --store DIR [--sites a,b]
 //   wkstore-stress mixed --store DIR [--tasks 8] [--duration 5] [--prefix P]
 //   wkstore-stress nonpersistent [--batches N]
+//   wkstore-stress import --store DIR --file FILE
 //
 // Ingests batches of Set-Cookie headers (one response per batch, one transaction each) and
 // prints `committed BATCH` on stdout after each call returned, flushing at once, so a driver
@@ -23,6 +24,13 @@ struct MixedStats {
         errors += other.errors
         longestWait = max(longestWait, other.longestWait)
     }
+}
+
+/// A field of /proc/self/status, in kB.
+func residentKilobytes(_ field: String) -> Int {
+    let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+    let line = status.split(separator: "\n").first { $0.hasPrefix(field + ":") } ?? ""
+    return Int(line.split(separator: " ").dropFirst().first ?? "0") ?? 0
 }
 
 func fail(_ message: String) -> Never {
@@ -125,6 +133,26 @@ case "mixed":
             operations \(total.operations)
             errors \(total.errors)
             longest-wait-ms \(Int(total.longestWait * 1000))
+
+            """.utf8))
+    } catch {
+        fail("\(error)")
+    }
+case "import":
+    // Imports a cookie file and reports the peak resident memory it took, measured in a process
+    // of its own so that nothing else running inflates it.
+    do {
+        guard let file = options["file"] else { fail("--file FILE is required") }
+        let store = try WebsiteDataStore(directory: URL(fileURLWithPath: storePath))
+        let before = residentKilobytes("VmRSS")
+        let summary = try CookieInterchange.importCookies(from: URL(fileURLWithPath: file), into: store.httpCookieStore)
+        let peak = residentKilobytes("VmHWM")
+        FileHandle.standardOutput.write(Data("""
+            read \(summary.read)
+            imported \(summary.imported)
+            evicted \(summary.evicted)
+            kept \(try store.httpCookieStore.allCookies().count)
+            peak-growth-kb \(peak - before)
 
             """.utf8))
     } catch {

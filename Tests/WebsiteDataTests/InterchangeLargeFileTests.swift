@@ -5,9 +5,8 @@ import Testing
 
 /// Imports of files far larger than the store keeps, in bounded memory.
 ///
-/// The memory checks reset the process's peak resident size (`/proc/self/clear_refs`) before
-/// the import and read it after, so they measure the import; tests running in parallel share
-/// the process, so the bounds leave room for them.
+/// The imports whose memory is measured run in a process of their own (`wkstore-stress import`),
+/// which reports its peak resident size before and after.
 @Suite("InterchangeLargeFile", .serialized)
 struct InterchangeLargeFileTests {
     /// Writes `count` cookies over `sites` sites, in chunks; each line is about `padding` + 60 bytes.
@@ -47,26 +46,25 @@ struct InterchangeLargeFileTests {
         let size = try Self.writeNetscape(to: file, count: count, sites: 5_000, padding: 440)
         #expect(size > 45_000_000)
 
-        let store = try dir.store()
-        let baseline = try #require(InterchangeMemory.status("VmRSS"))
-        let reset = InterchangeMemory.resetPeak()
-        let started = Date()
-        let summary = try CookieInterchange.importCookies(from: file, into: store.httpCookieStore)
-        let seconds = Date().timeIntervalSince(started)
-        let peak = try #require(InterchangeMemory.status("VmHWM"))
-        let kept = try store.httpCookieStore.allCookies().count
-
-        let growth = (peak - baseline) * 1024
-        print("large import: \(size) bytes, \(summary); kept \(kept); \(String(format: "%.1f", seconds)) s; peak RSS growth \(growth / 1024) kB (peak reset: \(reset))")
-        #expect(summary.read == count)
-        #expect(summary.imported == count)
-        #expect(summary.expired == 0)
+        // The import runs in a process of its own, so that the peak resident size it reports
+        // is the import's alone, not that of tests running alongside.
+        let child = try ChildProcess("wkstore-stress", ["import", "--store", dir.file("store").path, "--file", file.path])
+        var fields: [String: Int] = [:]
+        while let line = child.readLine() {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let n = Int(parts[1]) { fields[String(parts[0])] = n }
+        }
+        #expect(child.wait() == 0)
+        let growth = (fields["peak-growth-kb"] ?? Int.max / 2048) * 1024
+        let kept = fields["kept"] ?? -1
+        print("large import: \(size) bytes, read \(fields["read"] ?? 0), evicted \(fields["evicted"] ?? 0), kept \(kept); peak RSS growth \(growth / 1024) kB")
+        #expect(fields["read"] == count)
+        #expect(fields["imported"] == count)
         #expect(kept <= 3000)
         #expect(kept > 0)
-        #expect(summary.evicted == summary.read - kept)
-        #expect(summary.description.contains("cookies.max-total"))
+        #expect(fields["evicted"] == count - kept)
         // Memory follows the cookies kept (3000), not the file (50 MB): reading the file whole
-        // would grow it by 50 MB. The bound leaves room for tests running alongside.
+        // would grow it by 50 MB.
         #expect(growth < size / 3, "peak RSS grew by \(growth) bytes for a \(size)-byte file")
     }
 
@@ -106,18 +104,18 @@ struct InterchangeLargeFileTests {
         try handle.close()
         let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber).intValue
 
-        let store = try dir.store()
-        let baseline = try #require(InterchangeMemory.status("VmRSS"))
-        _ = InterchangeMemory.resetPeak()
-        let started = Date()
-        let summary = try CookieInterchange.importCookies(from: file, into: store.httpCookieStore)
-        let seconds = Date().timeIntervalSince(started)
-        let peak = try #require(InterchangeMemory.status("VmHWM"))
-        let growth = (peak - baseline) * 1024
-        print("storage state import: \(size) bytes, \(summary); \(String(format: "%.1f", seconds)) s; peak RSS growth \(growth / 1024) kB")
-        #expect(summary.read == 2_000)
-        #expect(summary.imported == 2_000)
-        #expect(try store.httpCookieStore.allCookies().count == 2_000)
+        let child = try ChildProcess("wkstore-stress", ["import", "--store", dir.file("store").path, "--file", file.path])
+        var fields: [String: Int] = [:]
+        while let line = child.readLine() {
+            let parts = line.split(separator: " ")
+            if parts.count == 2, let n = Int(parts[1]) { fields[String(parts[0])] = n }
+        }
+        #expect(child.wait() == 0)
+        let growth = (fields["peak-growth-kb"] ?? Int.max / 2048) * 1024
+        print("storage state import: \(size) bytes, read \(fields["read"] ?? 0); peak RSS growth \(growth / 1024) kB")
+        #expect(fields["read"] == 2_000)
+        #expect(fields["imported"] == 2_000)
+        #expect(fields["kept"] == 2_000)
         #expect(growth < size / 3, "peak RSS grew by \(growth) bytes for a \(size)-byte file")
     }
 }

@@ -90,25 +90,6 @@ struct InterchangeSnapshot: Hashable {
     }
 }
 
-/// Reads the peak and current resident set size of this process (Linux `/proc/self/status`), in kB.
-enum InterchangeMemory {
-    static func status(_ key: String) -> Int? {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in text.split(separator: "\n") where line.hasPrefix(key + ":") {
-            return Int(line.dropFirst(key.count + 1).split(whereSeparator: { $0 == " " || $0 == "\t" }).first ?? "")
-        }
-        return nil
-    }
-
-    /// Resets the peak (`VmHWM`) to the current size (Linux ≥ 4.0); `false` if it could not.
-    static func resetPeak() -> Bool {
-        guard let handle = FileHandle(forWritingAtPath: "/proc/self/clear_refs") else { return false }
-        defer { try? handle.close() }
-        do { try handle.write(contentsOf: Data("5".utf8)) } catch { return false }
-        return true
-    }
-}
-
 /// Runs a program to its end; returns its exit status, standard output and standard error.
 @discardableResult
 func interchangeRun(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
