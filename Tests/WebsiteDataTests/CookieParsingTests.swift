@@ -113,8 +113,8 @@ struct CookieParsingTests {
 
     @Test func civilRoundTrip() {
         for days in stride(from: -200_000, through: 3_000_000, by: 997) {
-            let civil = CookieDate.civilFromDays(Int64(days))
-            #expect(CookieDate.daysFromCivil(year: civil.year, month: civil.month, day: civil.day) == days)
+            let civil = GregorianCalendar.date(days: Int64(days))
+            #expect(GregorianCalendar.days(year: civil.year, month: civil.month, day: civil.day) == Int64(days))
         }
     }
 

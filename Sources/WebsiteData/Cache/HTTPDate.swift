@@ -13,16 +13,8 @@ public enum HTTPDate {
     /// - Parameter date: the date; fractions of a second are dropped.
     /// - Returns: the formatted date.
     public static func format(_ date: Date) -> String {
-        let seconds = Int64(date.timeIntervalSince1970.rounded(.down))
-        let days = floorDiv(seconds, 86400)
-        let secondOfDay = seconds - days * 86400
-        let (year, month, day) = civil(fromDays: days)
-        let weekday = Int((days % 7 + 7 + 4) % 7) // 1970-01-01 was a Thursday
-        func two(_ n: Int64) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        var yearText = String(year)
-        while yearText.count < 4 { yearText = "0" + yearText }
-        return "\(dayNames[weekday]), \(two(day)) \(monthNames[Int(month) - 1]) \(yearText) "
-            + "\(two(secondOfDay / 3600)):\(two(secondOfDay / 60 % 60)):\(two(secondOfDay % 60)) GMT"
+        // The same IMF-fixdate as a cookie's Expires.
+        CookieDate.format(date)
     }
 
     /// Parses an HTTP date in any of its three forms.
@@ -65,7 +57,7 @@ public enum HTTPDate {
               let seconds = timeOfDay(rest[11..<19]), rest[19] == 32,
               matches(rest[20..<23], "gmt") else { return nil }
         // RFC 9110 §5.6.7: more than 50 years ahead means the most recent past year with these digits.
-        let (currentYear, _, _) = civil(fromDays: floorDiv(Int64(now.timeIntervalSince1970), 86400))
+        let (currentYear, _, _) = GregorianCalendar.date(days: GregorianCalendar.floorDivide(Int64(now.timeIntervalSince1970), 86400))
         var year = Int(currentYear) / 100 * 100 + shortYear
         if year > Int(currentYear) + 50 { year -= 100 }
         return make(year: year, month: month + 1, day: day, seconds: seconds)
@@ -113,41 +105,9 @@ public enum HTTPDate {
     }
 
     private static func make(year: Int, month: Int, day: Int, seconds: Int) -> Date? {
-        guard (1...12).contains(month), day >= 1, day <= daysIn(month: month, year: year) else { return nil }
-        let days = daysFromCivil(year: Int64(year), month: Int64(month), day: Int64(day))
+        guard (1...12).contains(month), day >= 1,
+              day <= GregorianCalendar.daysInMonth(Int64(month), year: Int64(year)) else { return nil }
+        let days = GregorianCalendar.days(year: Int64(year), month: Int64(month), day: Int64(day))
         return Date(timeIntervalSince1970: TimeInterval(days * 86400 + Int64(seconds)))
-    }
-
-    private static func daysIn(month: Int, year: Int) -> Int {
-        switch month {
-        case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
-        case 4, 6, 9, 11: return 30
-        default: return 31
-        }
-    }
-
-    private static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 { a >= 0 ? a / b : -((-a + b - 1) / b) }
-
-    /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
-    private static func daysFromCivil(year: Int64, month: Int64, day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = floorDiv(y, 400)
-        let yoe = y - era * 400
-        let doy = (153 * (month + (month > 2 ? -3 : 9)) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146097 + doe - 719468
-    }
-
-    /// The proleptic Gregorian date of a day count since 1970-01-01.
-    private static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719468
-        let era = floorDiv(z, 146097)
-        let doe = z - era * 146097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

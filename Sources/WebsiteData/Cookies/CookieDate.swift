@@ -133,9 +133,9 @@ enum CookieDate {
         else { return nil }
 
         // Step 6: the date must exist (e.g. no 31 April, no 29 Feb 2023).
-        guard day <= daysInMonth(month, year: year) else { return nil }
+        guard day <= Int(GregorianCalendar.daysInMonth(Int64(month), year: Int64(year))) else { return nil }
 
-        let days = Int64(daysFromCivil(year: year, month: month, day: day))
+        let days = GregorianCalendar.days(year: Int64(year), month: Int64(month), day: Int64(day))
         return days * 86_400 + Int64(hour * 3_600 + minute * 60 + second)
     }
 
@@ -169,7 +169,8 @@ enum CookieDate {
             secondsOfDay += 86_400
             days -= 1
         }
-        let civil = civilFromDays(days)
+        let date = GregorianCalendar.date(days: days)
+        let civil = (year: Int(date.year), month: Int(date.month), day: Int(date.day))
         var weekdayIndex = (days + 4) % 7  // 1970-01-01 was a Thursday.
         if weekdayIndex < 0 { weekdayIndex += 7 }
 
@@ -200,74 +201,6 @@ enum CookieDate {
         appendTwoDigits(second, to: &bytes)
         bytes.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: "G"), UInt8(ascii: "M"), UInt8(ascii: "T")])
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    // MARK: - Calendar arithmetic
-
-    /// Computes the number of days between 1970-01-01 and a proleptic
-    /// Gregorian calendar date.
-    ///
-    /// This is Howard Hinnant's `days_from_civil` algorithm; it is exact for
-    /// every representable year, including years before the epoch.
-    ///
-    /// - Parameters:
-    ///   - year: The full (not two-digit) year.
-    ///   - month: The month, 1–12.
-    ///   - day: The day of the month, 1–31.
-    /// - Returns: Days since the Unix epoch (negative before 1970).
-    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let shiftedMonth = month > 2 ? month - 3 : month + 9
-        let dayOfYear = (153 * shiftedMonth + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        return era * 146_097 + dayOfEra - 719_468
-    }
-
-    /// Converts days since 1970-01-01 back into a proleptic Gregorian date.
-    ///
-    /// This is Howard Hinnant's `civil_from_days` algorithm, the inverse of
-    /// ``daysFromCivil(year:month:day:)``.
-    ///
-    /// - Parameters:
-    ///   - days: Days since the Unix epoch (may be negative).
-    /// - Returns: The year, month (1–12) and day of month (1–31).
-    static func civilFromDays(_ days: Int64) -> (year: Int, month: Int, day: Int) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let shiftedMonth = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
-        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        return (Int(year), Int(month), Int(day))
-    }
-
-    /// Returns the number of days in a month of the proleptic Gregorian
-    /// calendar.
-    ///
-    /// Leap years follow the Gregorian rule (divisible by 4, except
-    /// centuries not divisible by 400).
-    ///
-    /// - Parameters:
-    ///   - month: The month, 1–12.
-    ///   - year: The full year.
-    /// - Returns: 28–31, or 0 for a month outside 1–12.
-    static func daysInMonth(_ month: Int, year: Int) -> Int {
-        switch month {
-        case 1, 3, 5, 7, 8, 10, 12:
-            return 31
-        case 4, 6, 9, 11:
-            return 30
-        case 2:
-            let leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0
-            return leap ? 29 : 28
-        default:
-            return 0
-        }
     }
 
     // MARK: - Token productions

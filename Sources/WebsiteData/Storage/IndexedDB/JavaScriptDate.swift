@@ -25,7 +25,7 @@ enum JavaScriptDate {
         var days = total / 86_400_000
         var rest = total % 86_400_000
         if rest < 0 { rest += 86_400_000; days -= 1 }
-        let (year, month, day) = civil(fromDays: days)
+        let (year, month, day) = GregorianCalendar.date(days: days)
         let yearText: String
         if (0...9999).contains(year) { yearText = String(year).leftPadded(to: 4) }
         else { yearText = (year < 0 ? "-" : "+") + String(abs(year)).leftPadded(to: 6) }
@@ -98,33 +98,10 @@ enum JavaScriptDate {
             }
         }
         guard scanner.isEmpty else { return nil }
-        let total = Double(days(fromCivil: year, month, day)) * 86_400_000 + Double(ms - offset)
+        let total = Double(GregorianCalendar.days(year: year, month: month, day: day)) * 86_400_000 + Double(ms - offset)
         guard abs(total) <= maxMilliseconds else { return nil }
         return date(milliseconds: total)
     }
 
     private static func two(_ value: Int64) -> String { String(value).leftPadded(to: 2) }
-
-    /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day) (Howard Hinnant's algorithm).
-    static func civil(fromDays days: Int64) -> (Int64, Int64, Int64) {
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let day = doy - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    /// A proleptic Gregorian date to days since 1970-01-01.
-    static func days(fromCivil year: Int64, _ month: Int64, _ day: Int64) -> Int64 {
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
 }
