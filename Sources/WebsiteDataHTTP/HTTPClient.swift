@@ -10,6 +10,12 @@ import WebsiteData
 /// context (top-level site, navigation or not, method, same-site redirect chain) deciding what
 /// SameSite cookies go where. `Clear-Site-Data` from secure origins clears the store.
 ///
+/// Every hop goes through the store's HTTP cache (`store.httpCache`, RFC 9111): fresh stored
+/// responses are served without a request, stale ones revalidated with `If-None-Match` /
+/// `If-Modified-Since`, new ones stored, in the request's `cacheMode`. Bodies over
+/// `inMemoryBodyLimit` are streamed to a file, which the cache adopts by hard link.
+/// `usesCache` in the configuration turns this off.
+///
 /// All transfers of one client share one libcurl multi handle, driven by one thread: connections
 /// are reused and HTTP/2 streams multiplexed. Make one client and send many requests through
 /// it, from as many tasks as you like.
@@ -54,26 +60,34 @@ public final class HTTPClient: Sendable {
         try await send(HTTPRequest(url: url))
     }
 
-    /// Sends a request, following redirects, with cookies from and to the store.
+    /// Sends a request, following redirects, with cookies from and to the store, through the
+    /// store's HTTP cache.
     ///
     /// For each hop: the `Cookie` header is the store's for the hop's URL and context, followed
-    /// by the request's own `Cookie` field while the chain is still on the first origin;
-    /// the response's `Set-Cookie` fields are stored, then its `Clear-Site-Data` applied.
-    /// A 301/302 turns `POST` into `GET` and a 303 turns anything but `HEAD` into `GET`
-    /// (dropping the body and its header fields); 307/308 keep both. On leaving the first
-    /// origin, `Authorization`, the request's own `Cookie` and `credentials` are dropped for good.
+    /// by the request's own `Cookie` field while the chain is still on the first origin. The hop
+    /// then goes through `store.httpCache` (unless `usesCache` is off) in the request's
+    /// `cacheMode`, partitioned by the hop's top-level site; whenever the cache asks the network
+    /// (a miss, a revalidation, a background `stale-while-revalidate` revalidation), the
+    /// response's `Set-Cookie` fields are stored, then its `Clear-Site-Data` applied. A response
+    /// served from the cache sets no cookie. A 301/302 turns `POST` into `GET` and a 303 turns
+    /// anything but `HEAD` into `GET` (dropping the body and its header fields); 307/308 keep
+    /// both. On leaving the first origin, `Authorization`, the request's own `Cookie` and
+    /// `credentials` are dropped for good.
     ///
     /// - Parameter request: the request.
-    /// - Returns: the final response, with every hop.
-    /// - Throws: `CurlError` for a transfer failure (connection, TLS, timeout…);
-    ///   `HTTPClientError` for too many redirects, a bad redirect, a bad request or an
-    ///   unwritable body file; a `StoreError` when the store cannot commit; `CancellationError`
-    ///   when the task is cancelled.
+    /// - Returns: the final response, with every hop and where each came from.
+    /// - Throws: `CurlError` for a transfer failure (connection, TLS, timeout…), also when a
+    ///   stored response could not be revalidated and may not be served stale;
+    ///   `HTTPClientError` for too many redirects, a bad redirect, a bad request, an
+    ///   unwritable body file, or nothing stored in the `.onlyIfCached` mode; a `StoreError`
+    ///   when the store cannot commit; `CancellationError` when the task is cancelled.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
               Site.canonicalHost(of: request.url) != nil else {
             throw HTTPClientError(.invalidRequest, "'\(request.url.absoluteString)' is not an http or https URL", url: request.url)
         }
+        // Checked before the cache sees the request: it would take libcurl's refusal for an unreachable origin.
+        try Self.validate(request.headers, url: request.url)
         let cookies = store.httpCookieStore
         let deadline = (request.timeout ?? configuration.timeout).map { ContinuousClock.now + .milliseconds(Int64(($0 * 1000).rounded(.up))) }
         let maxRedirects = request.maxRedirects ?? configuration.maxRedirects
@@ -83,6 +97,10 @@ public final class HTTPClient: Sendable {
         var headers = request.headers
         let callerCookie = headers.values(named: "Cookie").joined(separator: "; ")
         headers.removeAll(named: "Cookie")
+        if configuration.acceptsCompressedResponses, headers.first(named: "Accept-Encoding") == nil, !Self.decodedEncodings.isEmpty {
+            // What libcurl would send, made explicit so that the cache sees it (`Vary: Accept-Encoding`).
+            headers.append(HTTPHeaderField("Accept-Encoding", Self.decodedEncodings))
+        }
         var firstOriginOnly = true
         var chain = CookieRequestChain(topLevelSite: request.topLevelSite, isNavigation: request.isNavigation)
         var hops: [HTTPResponseHop] = []
@@ -103,24 +121,31 @@ public final class HTTPClient: Sendable {
                 guard left > .zero else { throw CurlError(code: CURLE_OPERATION_TIMEDOUT, detail: "the request's time limit was reached between redirects") }
                 remaining = Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000) + 1
             }
-            let hop = HopRequest(url: url, method: method, headers: hopHeaders, body: body,
+            var hop = HopRequest(url: url, method: method, headers: hopHeaders, body: body,
                                  credentials: firstOriginOnly ? request.credentials : nil,
-                                 timeoutMilliseconds: remaining, destination: request.destination,
+                                 timeoutMilliseconds: remaining, sink: .memory,
                                  followsRedirects: request.followsRedirects, progress: request.progress)
-            let result = try await perform(hop)
-
-            let setCookies = result.headers.values(named: "Set-Cookie")
-            if !setCookies.isEmpty { try cookies.setCookies(fromSetCookieHeaders: setCookies, for: url, context: context) }
-            if configuration.honorsClearSiteData {
-                try ClearSiteData.apply(result.headers, from: url, to: store)
+            let result: HopExchange
+            if configuration.usesCache {
+                result = try await exchangeThroughCache(hop, context: context, mode: request.cacheMode,
+                                                        wantsFile: request.destination != nil)
+            } else {
+                if let destination = request.destination { hop.sink = .destination(destination) }
+                let received = try await perform(hop)
+                try applyResponseState(received.headers, from: url, context: context)
+                result = HopExchange(status: received.status, httpVersion: received.httpVersion, headers: received.headers,
+                                     body: received.body, bodyFile: received.bodyFile, ownsBodyFile: false, cacheOutcome: nil)
             }
-            hops.append(HTTPResponseHop(url: url, method: method, status: result.status, headers: result.headers))
+            hops.append(HTTPResponseHop(url: url, method: method, status: result.status, headers: result.headers,
+                                        cacheOutcome: result.cacheOutcome))
 
             guard request.followsRedirects, HTTPRedirect.isRedirect(result.status),
                   let location = result.headers.first(named: "Location") else {
+                let (finalBody, bodyFile) = try deliver(result, to: request.destination, url: url)
                 return HTTPResponse(url: url, status: result.status, httpVersion: result.httpVersion, headers: result.headers,
-                                    body: result.body, bodyFile: result.wroteFile ? request.destination : nil, hops: hops)
+                                    body: finalBody, bodyFile: bodyFile, hops: hops, cacheOutcome: result.cacheOutcome)
             }
+            result.discardBodyFile()
             if hops.count > maxRedirects {
                 throw HTTPClientError(.tooManyRedirects, "more than \(maxRedirects) redirects, the last from \(url.absoluteString)", url: request.url)
             }
@@ -139,6 +164,39 @@ public final class HTTPClient: Sendable {
         }
     }
 
+    /// Stores a response's `Set-Cookie` fields, then applies its `Clear-Site-Data` (Fetch's order).
+    func applyResponseState(_ headers: [HTTPHeaderField], from url: URL, context: CookieRequestContext) throws {
+        let setCookies = headers.values(named: "Set-Cookie")
+        if !setCookies.isEmpty {
+            try store.httpCookieStore.setCookies(fromSetCookieHeaders: setCookies, for: url, context: context)
+        }
+        if configuration.honorsClearSiteData {
+            try ClearSiteData.apply(headers, from: url, to: store)
+        }
+    }
+
+    /// Refuses header fields libcurl could not send as given: a bad name, or a CR, LF or NUL.
+    static func validate(_ headers: [HTTPHeaderField], url: URL) throws(HTTPClientError) {
+        for field in headers {
+            if field.name.isEmpty || field.name.utf8.contains(where: { $0 <= 32 || $0 == 58 || $0 >= 127 }) {
+                throw HTTPClientError(.invalidRequest, "'\(field.name)' is not a header field name", url: url)
+            }
+            if field.value.utf8.contains(where: { $0 == 0 || $0 == 10 || $0 == 13 }) {
+                throw HTTPClientError(.invalidRequest, "the value of '\(field.name)' contains a NUL, CR or LF", url: url)
+            }
+        }
+    }
+
+    /// The `Accept-Encoding` value libcurl sends for `--compressed`: the encodings it can decode, in its order.
+    static let decodedEncodings: String = {
+        let features = curl_version_info(CURLVERSION_FIRST)?.pointee.features ?? 0
+        var names: [String] = []
+        if features & CURL_VERSION_LIBZ != 0 { names += ["deflate", "gzip"] }
+        if features & CURL_VERSION_BROTLI != 0 { names.append("br") }
+        if features & CURL_VERSION_ZSTD != 0 { names.append("zstd") }
+        return names.joined(separator: ", ")
+    }()
+
     /// Upper-cases the methods Fetch normalises (`get`, `post`…), and `patch`; others are sent as given.
     static func normalizedMethod(_ method: String) -> String {
         let upper = method.uppercased()
@@ -146,7 +204,7 @@ public final class HTTPClient: Sendable {
     }
 
     /// Runs one hop on the transfer thread and waits for it.
-    private func perform(_ hop: HopRequest) async throws -> HopResult {
+    func perform(_ hop: HopRequest) async throws -> HopResult {
         let id = engine.makeID()
         let flag = CancellationFlag()
         let handoff = TransferHandoff(transfer: try CurlTransfer(id: id, hop: hop, configuration: configuration,

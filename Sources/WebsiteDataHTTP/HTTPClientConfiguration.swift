@@ -5,7 +5,8 @@ import Foundation
 /// The options mirror curl's command line: `connectTimeout` is `--connect-timeout`, `timeout`
 /// is `-m`, `insecure` is `-k`, `caCertificateFile` is `--cacert`, `proxy` is `-x`,
 /// `userAgent` is `-A`, `acceptsCompressedResponses` is `--compressed`, `resolve` is
-/// `--resolve`, `maxRedirects` is `--max-redirs`.
+/// `--resolve`, `maxRedirects` is `--max-redirs`. `usesCache` puts the store's HTTP cache in
+/// front of the network.
 public struct HTTPClientConfiguration: Sendable {
     /// The longest wait for a connection to be set up, in seconds; `nil` for curl's default (300 s).
     public var connectTimeout: TimeInterval?
@@ -30,6 +31,9 @@ public struct HTTPClientConfiguration: Sendable {
     public var maxRedirects: Int
     /// Whether `Clear-Site-Data` response headers from secure origins clear the store.
     public var honorsClearSiteData: Bool
+    /// Whether requests go through the store's HTTP cache (`store.httpCache`): stored responses
+    /// served, stale ones revalidated, new ones stored. On by default.
+    public var usesCache: Bool
 
     /// Creates a configuration; with no arguments, curl's defaults with TLS verification on,
     /// HTTP/2 offered over TLS, and 20 redirects at most.
@@ -46,11 +50,12 @@ public struct HTTPClientConfiguration: Sendable {
     ///   - resolve: fixed name resolutions, `HOST:PORT:ADDRESS`.
     ///   - maxRedirects: the most redirects to follow.
     ///   - honorsClearSiteData: whether `Clear-Site-Data` is applied.
+    ///   - usesCache: whether requests go through the store's HTTP cache.
     public init(connectTimeout: TimeInterval? = nil, timeout: TimeInterval? = nil,
                 httpVersion: HTTPVersionPreference = .http2OverTLS, caCertificateFile: URL? = nil,
                 insecure: Bool = false, proxy: String? = nil, userAgent: String? = nil,
                 acceptsCompressedResponses: Bool = false, resolve: [String] = [], maxRedirects: Int = 20,
-                honorsClearSiteData: Bool = true) {
+                honorsClearSiteData: Bool = true, usesCache: Bool = true) {
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.httpVersion = httpVersion
@@ -62,6 +67,7 @@ public struct HTTPClientConfiguration: Sendable {
         self.resolve = resolve
         self.maxRedirects = maxRedirects
         self.honorsClearSiteData = honorsClearSiteData
+        self.usesCache = usesCache
     }
 }
 

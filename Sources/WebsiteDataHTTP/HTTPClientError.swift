@@ -1,7 +1,8 @@
 import Foundation
 
 /// A request that failed for a reason of HTTP, not of libcurl: too many redirects, a redirect
-/// to somewhere the client will not go, a URL it cannot request, a body file it cannot write.
+/// to somewhere the client will not go, a URL it cannot request, a body file it cannot write,
+/// a response that `only-if-cached` did not find in the cache.
 ///
 /// Compare `kind` with the static constants; `message` is one line for a user.
 public struct HTTPClientError: Error, Sendable, CustomStringConvertible, Equatable {
@@ -47,4 +48,7 @@ extension HTTPClientError.Kind {
     public static let invalidRequest = Self(rawValue: "invalid-request")
     /// The body file could not be created or written.
     public static let cannotWriteBody = Self(rawValue: "cannot-write-body")
+    /// A request in the `.onlyIfCached` cache mode found no stored response (Fetch's network error;
+    /// the network was not asked).
+    public static let notCached = Self(rawValue: "not-cached")
 }

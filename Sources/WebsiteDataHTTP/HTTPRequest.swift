@@ -1,4 +1,5 @@
 import Foundation
+import WebsiteData
 
 /// A request for `HTTPClient`: method, URL, header fields, body, and the browsing context that
 /// decides which cookies it carries.
@@ -33,6 +34,10 @@ public struct HTTPRequest: Sendable {
     public var maxRedirects: Int?
     /// Called on the client's transfer thread as bytes move; keep it short.
     public var progress: (@Sendable (HTTPTransferProgress) -> Void)?
+    /// How the request uses the store's HTTP cache, as Fetch's `cache` option: `.default`
+    /// (RFC 9111), `.noStore`, `.reload`, `.noCache`, `.forceCache` or `.onlyIfCached`.
+    /// Applies to every hop of the redirect chain; ignored when the client's `usesCache` is off.
+    public var cacheMode: CacheMode
 
     /// Creates a request.
     ///
@@ -57,6 +62,7 @@ public struct HTTPRequest: Sendable {
         self.followsRedirects = true
         self.maxRedirects = nil
         self.progress = nil
+        self.cacheMode = .default
     }
 }
 

@@ -1,4 +1,5 @@
 import Foundation
+import WebsiteData
 
 /// The response to an `HTTPClient` request: the final status, header fields and body, and every
 /// hop of the redirect chain that led to it.
@@ -17,6 +18,12 @@ public struct HTTPResponse: Sendable {
     public var bodyFile: URL?
     /// Every response of the chain, the redirects first and the final response last.
     public var hops: [HTTPResponseHop]
+    /// Where the final response came from: `.hit` (the store's cache, no request made), `.miss`
+    /// (the network), `.revalidated` (a stored response the origin confirmed with a `304`) or
+    /// `.stale` (a stale stored response served as RFC 9111, RFC 5861 or the cache mode allow);
+    /// `nil` when the cache was not involved (the client's `usesCache` is off, or a method
+    /// other than `GET` and `HEAD`).
+    public var cacheOutcome: CacheOutcome?
 
     /// The value of the first final header field named `name` (case-insensitive), or `nil`.
     ///
@@ -36,6 +43,9 @@ public struct HTTPResponseHop: Sendable, Hashable {
     public var method: String
     /// The status code received.
     public var status: Int
-    /// The header fields received, in order, duplicates kept.
+    /// The header fields received, in order, duplicates kept (a stored response's, with a
+    /// current `Age`, when it came from the cache).
     public var headers: [HTTPHeaderField]
+    /// Where this hop's response came from; `nil` when the cache was not involved.
+    public var cacheOutcome: CacheOutcome?
 }

@@ -151,10 +151,17 @@ class Handler(BaseHTTPRequestHandler):
             "accept_encoding": self.headers.get("Accept-Encoding"),
             "user_agent": self.headers.get("User-Agent"),
             "expect": self.headers.get("Expect"),
+            "if_none_match": self.headers.get("If-None-Match"),
+            "if_modified_since": self.headers.get("If-Modified-Since"),
+            "accept_language": self.headers.get("Accept-Language"),
+            "cache_control": self.headers.get("Cache-Control"),
+            "pragma": self.headers.get("Pragma"),
             "body": body.decode("utf-8", "replace"),
         }
         if path != "/_log":
-            with log_lock: log.append(entry)
+            with log_lock:
+                log.append(entry)
+                entry["seq"] = len(log)
         if path == "/_log":
             with log_lock: data = json.dumps(log).encode()
             return self.raw(200, [("Content-Type", "application/json")], data)
@@ -187,6 +194,28 @@ class Handler(BaseHTTPRequestHandler):
         if path == "/slow":
             time.sleep(float(parse_qs(query)["s"][0]))
             return self.raw(200, [], b"late")
+        if path == "/c":
+            # A cacheable resource: header (repeatable), set (Set-Cookie), etag (304 when
+            # If-None-Match names it), status, n (a body of n pattern bytes instead of the echo).
+            params = parse_qs(query, keep_blank_values=True)
+            headers = []
+            for value in params.get("set", []): headers.append(("Set-Cookie", value))
+            for value in params.get("header", []):
+                name, _, v = value.partition(":")
+                headers.append((name.strip(), v.strip()))
+            etag = params.get("etag", [None])[0]
+            if etag is not None:
+                headers.append(("ETag", etag))
+                tags = [t.strip() for t in (self.headers.get("If-None-Match") or "").split(",")]
+                if etag in tags:
+                    return self.raw(304, headers)
+            status = int(params.get("status", ["200"])[0])
+            if "n" in params:
+                n = int(params["n"][0])
+                pattern = bytes(i % 251 for i in range(251))
+                data = (pattern * (n // 251 + 1))[:n]
+                return self.raw(status, headers + [("Content-Type", "application/octet-stream")], data)
+            return self.raw(status, headers + [("Content-Type", "application/json")], json.dumps(entry).encode())
         echo = json.dumps(entry).encode()
         if path == "/gzip":
             if "gzip" in (self.headers.get("Accept-Encoding") or ""):
@@ -276,6 +305,8 @@ struct Echo {
     var method: String? { fields["method"] as? String }
     var cookie: String? { fields["cookie"] as? String }
     var body: String? { fields["body"] as? String }
+    /// The server's number for the request (1 for its first).
+    var seq: Int? { fields["seq"] as? Int }
     subscript(_ key: String) -> String? { fields[key] as? String }
 
     /// The names of the cookies the request carried.

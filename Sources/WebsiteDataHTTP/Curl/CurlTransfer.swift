@@ -12,11 +12,24 @@ struct HopRequest: Sendable {
     var credentials: HTTPCredentials?
     /// What is left of the request's time limit, in milliseconds.
     var timeoutMilliseconds: Int?
-    /// Where the body of a final (non-redirect) response goes; `nil` for memory.
-    var destination: URL?
+    /// Where the body of a final (non-redirect) response goes.
+    var sink: BodySink
     /// Whether a redirect response (3xx with a `Location`) will be followed, so its body is dropped.
     var followsRedirects: Bool
     var progress: (@Sendable (HTTPTransferProgress) -> Void)?
+}
+
+/// Where a transfer puts the body of a response it does not drop (a followed redirect's body is dropped).
+enum BodySink: Sendable {
+    /// In memory, whatever its size.
+    case memory
+    /// Straight into this file as it arrives: replaced, created empty for an empty body,
+    /// removed when the transfer fails after writing to it.
+    case destination(URL)
+    /// In memory up to `limit` bytes; past that, into a file `makeFile` returns (the bytes
+    /// so far first), which the hop's result then names and its receiver owns. `limit` 0
+    /// sends any non-empty body to a file. The file is removed when the transfer fails.
+    case spill(limit: Int, makeFile: @Sendable () throws -> URL)
 }
 
 /// What libcurl received for one hop.
@@ -24,8 +37,10 @@ struct HopResult: Sendable {
     var status: Int
     var httpVersion: String
     var headers: [HTTPHeaderField]
+    /// The body when it stayed in memory; empty when it went to `bodyFile`.
     var body: Data
-    var wroteFile: Bool
+    /// The file the body went to: the destination, or the spill file.
+    var bodyFile: URL?
 }
 
 /// Set from any thread when the task awaiting a transfer is cancelled; read by the transfer thread.
@@ -56,7 +71,7 @@ final class CurlTransfer {
     private let headerList: CurlStringList
     private let resolve: CurlStringList?
     private let errorBuffer: UnsafeMutablePointer<CChar>
-    private let destination: URL?
+    private let sink: BodySink
     private let followsRedirects: Bool
     private let progress: (@Sendable (HTTPTransferProgress) -> Void)?
     private var continuation: CheckedContinuation<HopResult, any Error>?
@@ -67,7 +82,8 @@ final class CurlTransfer {
     private var body = Data()
     private var fileDescriptor: Int32 = -1
     private var fileError: String?
-    private var openedFile = false
+    /// The file the body is being written to, once opened.
+    private var bodyFile: URL?
 
     /// Makes an easy handle for `hop` with the client's options.
     ///
@@ -98,7 +114,7 @@ final class CurlTransfer {
         self.cancellation = cancellation
         self.url = hop.url
         self.resolve = resolve
-        self.destination = hop.destination
+        self.sink = hop.sink
         self.followsRedirects = hop.followsRedirects
         self.progress = hop.progress
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
@@ -249,29 +265,61 @@ final class CurlTransfer {
 
     private func received(body bytes: UnsafeRawBufferPointer) -> Int {
         if discardsBody || bytes.isEmpty { return bytes.count }
-        guard let destination else {
-            body.append(contentsOf: bytes)
-            return bytes.count
-        }
         if fileDescriptor < 0 {
-            fileDescriptor = open(destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-            if fileDescriptor < 0 {
-                fileError = "cannot create \(destination.path): \(String(cString: strerror(errno)))"
-                return 0
+            switch sink {
+            case .memory:
+                body.append(contentsOf: bytes)
+                return bytes.count
+            case .destination(let url):
+                guard openBodyFile(url, creating: true) else { return 0 }
+            case .spill(let limit, let makeFile):
+                if body.count + bytes.count <= limit {
+                    body.append(contentsOf: bytes)
+                    return bytes.count
+                }
+                let url: URL
+                do {
+                    url = try makeFile()
+                } catch {
+                    fileError = "cannot create a body file: \(error.localizedDescription)"
+                    return 0
+                }
+                guard openBodyFile(url, creating: false) else {
+                    try? FileManager.default.removeItem(at: url)
+                    return 0
+                }
+                let held = body
+                body = Data()
+                guard held.withUnsafeBytes({ writeAll($0) }) else { return 0 }
             }
-            openedFile = true
         }
+        return writeAll(bytes) ? bytes.count : 0
+    }
+
+    /// Opens the body file for writing (truncating it); records the failure and returns `false` when it cannot.
+    private func openBodyFile(_ url: URL, creating: Bool) -> Bool {
+        fileDescriptor = open(url.path, O_WRONLY | O_TRUNC | O_CLOEXEC | (creating ? O_CREAT : 0), 0o644)
+        if fileDescriptor < 0 {
+            fileError = "cannot create \(url.path): \(String(cString: strerror(errno)))"
+            return false
+        }
+        bodyFile = url
+        return true
+    }
+
+    /// Writes every byte to the body file; records the failure and returns `false` when it cannot.
+    private func writeAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         while offset < bytes.count {
             let written = write(fileDescriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
-                fileError = "cannot write \(destination.path): \(String(cString: strerror(errno)))"
-                return 0
+                fileError = "cannot write \(bodyFile?.path ?? ""): \(String(cString: strerror(errno)))"
+                return false
             }
             offset += written
         }
-        return bytes.count
+        return true
     }
 
     private func progressed(received: curl_off_t, expected: curl_off_t, sent: curl_off_t, toSend: curl_off_t) -> Int32 {
@@ -291,7 +339,7 @@ final class CurlTransfer {
         self.continuation = nil
         if fileDescriptor >= 0 {
             if close(fileDescriptor) != 0 && fileError == nil && code == CURLE_OK {
-                fileError = "cannot write \(destination?.path ?? ""): \(String(cString: strerror(errno)))"
+                fileError = "cannot write \(bodyFile?.path ?? ""): \(String(cString: strerror(errno)))"
             }
             fileDescriptor = -1
         }
@@ -311,18 +359,15 @@ final class CurlTransfer {
             continuation.resume(throwing: CurlError(code: code, detail: detail))
             return
         }
-        var wroteFile = false
-        if let destination, !discardsBody {
+        if case .destination(let destination) = sink, !discardsBody, bodyFile == nil {
             // An empty body still makes an (empty) file, replacing what was there.
-            if !openedFile {
-                let fd = open(destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-                if fd < 0 {
-                    continuation.resume(throwing: HTTPClientError(.cannotWriteBody, "cannot create \(destination.path): \(String(cString: strerror(errno)))", url: url))
-                    return
-                }
-                close(fd)
+            let fd = open(destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            if fd < 0 {
+                continuation.resume(throwing: HTTPClientError(.cannotWriteBody, "cannot create \(destination.path): \(String(cString: strerror(errno)))", url: url))
+                return
             }
-            wroteFile = true
+            close(fd)
+            bodyFile = destination
         }
         var responseCode = 0
         _ = wk_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &responseCode)
@@ -330,7 +375,7 @@ final class CurlTransfer {
         _ = wk_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
         continuation.resume(returning: HopResult(status: responseCode != 0 ? responseCode : status,
                                                  httpVersion: Self.versionName(version), headers: headers,
-                                                 body: body, wroteFile: wroteFile))
+                                                 body: body, bodyFile: bodyFile))
     }
 
     /// Resumes the waiting task with `error` (the transfer never ran to its end).
@@ -343,8 +388,9 @@ final class CurlTransfer {
     }
 
     private func removePartialFile() {
-        guard let destination, openedFile else { return }
-        try? FileManager.default.removeItem(at: destination)
+        guard let bodyFile else { return }
+        try? FileManager.default.removeItem(at: bodyFile)
+        self.bodyFile = nil
     }
 
     static func versionName(_ version: Int) -> String {

@@ -1,0 +1,177 @@
+import Foundation
+import Synchronization
+import WebsiteData
+
+extension HTTPClient {
+    /// Response bodies up to this many bytes are received in memory; larger ones (and every body
+    /// the request sends to a `destination`) are streamed to a file of the cache's, which the
+    /// cache adopts by hard link and the caller then receives: 1 MiB.
+    public static let inMemoryBodyLimit = 1 << 20
+
+    /// One hop through the store's HTTP cache: the origin closure runs the libcurl transfer and
+    /// applies the response's `Set-Cookie` and `Clear-Site-Data`, so that a revalidation (in the
+    /// background too) applies them and a hit, which never reaches the origin, does not.
+    func exchangeThroughCache(_ hop: HopRequest, context: CookieRequestContext, mode: CacheMode,
+                              wantsFile: Bool) async throws -> HopExchange {
+        let cache = store.httpCache
+        let state = CacheExchangeState()
+        let sink = BodySink.spill(limit: wantsFile ? 0 : Self.inMemoryBodyLimit, makeFile: { try cache.makeTemporaryBodyFile() })
+        let origin: HTTPCache.Origin = { [self] outgoing in
+            // A call after `send` returned is a background revalidation: nobody to report to.
+            let foreground = !state.hasReturned
+            var sent = hop
+            sent.method = outgoing.method
+            sent.url = outgoing.url
+            sent.headers = outgoing.headers.map { HTTPHeaderField($0.name, $0.value) }
+            sent.body = outgoing.body
+            sent.sink = sink
+            if !foreground { sent.progress = nil }
+            let result: HopResult
+            do {
+                result = try await perform(sent)
+            } catch {
+                if foreground { state.record(transferError: error) }
+                throw error
+            }
+            // A store failure is not the origin's: the cache must not answer it with a stale response.
+            do {
+                try applyResponseState(result.headers, from: hop.url, context: context)
+            } catch {
+                if foreground { state.record(storeError: error) }
+            }
+            if foreground { state.record(httpVersion: result.httpVersion) }
+            return OriginResponse(status: result.status, headers: HTTPHeaders(result.headers.map { ($0.name, $0.value) }),
+                                  body: result.bodyFile.map(CacheBody.file) ?? .data(result.body))
+        }
+        let request = CacheRequest(method: hop.method, url: hop.url, headers: HTTPHeaders(hop.headers.map { ($0.name, $0.value) }),
+                                   body: hop.body)
+        let cached: CachedResponse
+        do {
+            cached = try await cache.send(request, mode: mode, topLevelSite: context.topLevelSite, origin: origin)
+        } catch {
+            state.markReturned()
+            throw error
+        }
+        let outcome = state.markReturned()
+        var exchange = HopExchange(status: cached.status, httpVersion: "1.1",
+                                   headers: cached.headers.map { HTTPHeaderField($0.name, $0.value) },
+                                   body: Data(), bodyFile: nil, ownsBodyFile: false,
+                                   cacheOutcome: hop.method == "GET" || hop.method == "HEAD" ? cached.outcome : nil)
+        switch cached.body {
+        case .data(let data): exchange.body = data
+        case .file(let url): exchange.bodyFile = url; exchange.ownsBodyFile = true
+        }
+        if cached.outcome == .miss || cached.outcome == .revalidated, let version = outcome.httpVersion {
+            exchange.httpVersion = version
+        }
+        if let error = outcome.storeError, cached.networkHeaders != nil {
+            exchange.discardBodyFile()
+            throw error
+        }
+        if cached.isSynthesized {
+            // The 504 a cache makes when it cannot answer. As Fetch: the transfer's own error when
+            // a revalidation failed and the stored response may not be served stale; a network
+            // error (`notCached`) for the `only-if-cached` mode. A request's own
+            // `Cache-Control: only-if-cached` gets the 504 itself, as RFC 9111 says.
+            exchange.discardBodyFile()
+            if let error = outcome.transferError { throw error }
+            if mode == .onlyIfCached {
+                throw HTTPClientError(.notCached, "\(hop.url.absoluteString) is not in the cache (only-if-cached)", url: hop.url)
+            }
+        }
+        return exchange
+    }
+
+    /// The final body: in memory, or in the request's destination file.
+    ///
+    /// A file the cache handed over is moved to the destination (a rename on the same file
+    /// system: no byte copied), or read into memory once and deleted.
+    func deliver(_ exchange: HopExchange, to destination: URL?, url: URL) throws -> (body: Data, file: URL?) {
+        guard exchange.ownsBodyFile, let file = exchange.bodyFile else {
+            // A transfer that wrote to the destination itself names it; an in-memory body from
+            // the cache (small, or stored inline) still goes to the file asked for.
+            guard let destination, exchange.bodyFile == nil else { return (exchange.body, exchange.bodyFile) }
+            do {
+                try exchange.body.write(to: destination)
+            } catch {
+                throw HTTPClientError(.cannotWriteBody, "cannot write \(destination.path): \(error.localizedDescription)", url: url)
+            }
+            return (Data(), destination)
+        }
+        guard let destination else {
+            defer { exchange.discardBodyFile() }
+            do {
+                return (try Data(contentsOf: file), nil)
+            } catch {
+                throw HTTPClientError(.cannotWriteBody, "cannot read the body file \(file.path): \(error.localizedDescription)", url: url)
+            }
+        }
+        if rename(file.path, destination.path) != 0 {
+            let failure = errno
+            do {
+                guard failure == EXDEV else { throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO) }
+                // Another file system: copy beside the destination, then rename over it.
+                let part = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).part")
+                try FileManager.default.copyItem(at: file, to: part)
+                if rename(part.path, destination.path) != 0 {
+                    let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+                    try? FileManager.default.removeItem(at: part)
+                    throw error
+                }
+                exchange.discardBodyFile()
+            } catch {
+                exchange.discardBodyFile()
+                throw HTTPClientError(.cannotWriteBody, "cannot write \(destination.path): \(error.localizedDescription)", url: url)
+            }
+        }
+        return (Data(), destination)
+    }
+}
+
+/// What one hop produced, from the cache or from a transfer.
+struct HopExchange: Sendable {
+    var status: Int
+    var httpVersion: String
+    var headers: [HTTPHeaderField]
+    /// The body, when it is in memory.
+    var body: Data
+    /// The file holding the body: the destination (`ownsBodyFile` false), or a file the cache
+    /// handed over, to move or delete (`ownsBodyFile` true).
+    var bodyFile: URL?
+    var ownsBodyFile: Bool
+    var cacheOutcome: CacheOutcome?
+
+    /// Deletes a handed-over body file nobody will read (a followed redirect's, a failed hop's).
+    func discardBodyFile() {
+        if ownsBodyFile, let bodyFile { try? FileManager.default.removeItem(at: bodyFile) }
+    }
+}
+
+/// What the origin closure of one hop saw while `HTTPCache.send` was running for it.
+final class CacheExchangeState: Sendable {
+    /// What is recorded.
+    struct Outcome: Sendable {
+        var returned = false
+        var httpVersion: String?
+        var transferError: (any Error)?
+        var storeError: (any Error)?
+    }
+
+    private let state = Mutex(Outcome())
+
+    /// Whether `send` has returned: later origin calls are background revalidations.
+    var hasReturned: Bool { state.withLock { $0.returned } }
+
+    func record(httpVersion: String) { state.withLock { $0.httpVersion = httpVersion } }
+    func record(transferError: any Error) { state.withLock { $0.transferError = transferError } }
+    func record(storeError: any Error) { state.withLock { if $0.storeError == nil { $0.storeError = storeError } } }
+
+    /// Marks `send` returned; returns what the foreground origin calls recorded.
+    @discardableResult
+    func markReturned() -> Outcome {
+        state.withLock { s in
+            s.returned = true
+            return s
+        }
+    }
+}
