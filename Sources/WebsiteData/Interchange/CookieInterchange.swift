@@ -12,6 +12,10 @@ import Foundation
 ///
 /// Exports write in chunks too, oldest cookie first, so that a file imported again gives the
 /// cookies the same relative creation order (which orders a `Cookie` header).
+///
+/// Cookies only: a storage state's `origins` is checked to be JSON and ignored on import, and
+/// written empty on export. `StorageStateInterchange` moves localStorage, sessionStorage and
+/// IndexedDB as well.
 public enum CookieInterchange {
     // MARK: - Import
 
@@ -136,30 +140,9 @@ public enum CookieInterchange {
     public static func exportCookies(from store: HTTPCookieStore, sites: [String]? = nil, format: CookieFileFormat,
                                      to url: URL) throws -> CookieExportSummary {
         let cookies = try cookies(of: store, sites: sites)
-        let directory = url.deletingLastPathComponent()
-        let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw CookieFileError(path: url.path, reason: "cannot create a file in \(directory.path)")
+        return try ExportFile.write(to: url) { handle in
+            try exportCookies(cookies, format: format, to: handle, named: url.path)
         }
-        var done = false
-        defer { if !done { try? FileManager.default.removeItem(at: temporary) } }
-        let handle: FileHandle
-        do { handle = try FileHandle(forWritingTo: temporary) } catch {
-            throw CookieFileError(path: url.path, reason: "cannot open the file for writing (\(reasonText(error)))")
-        }
-        let summary: CookieExportSummary
-        do {
-            defer { try? handle.close() }
-            summary = try exportCookies(cookies, format: format, to: handle, named: url.path)
-            do { try handle.synchronize() } catch {
-                throw CookieFileError(path: url.path, reason: "cannot write (\(reasonText(error)))")
-            }
-        }
-        guard rename(temporary.path, url.path) == 0 else {
-            throw CookieFileError(path: url.path, reason: "cannot replace the file (\(String(cString: strerror(errno))))")
-        }
-        done = true
-        return summary
     }
 
     /// Writes cookies to an open file handle, in the order given.
@@ -220,12 +203,7 @@ public enum CookieInterchange {
     }
 
     private static func reasonText(_ error: Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
-        return nsError.localizedDescription
+        ExportFile.reasonText(error)
     }
 }
 

@@ -1,11 +1,11 @@
 import Foundation
 
-/// Reads the `cookies` array of a Playwright `storageState` JSON file one cookie at a time,
-/// tokenising the JSON as it streams, so a file of any size is read in bounded memory.
+/// Reads a Playwright `storageState` JSON file as it streams: its `cookies` one cookie at a
+/// time and, when asked, its `origins` one origin entry at a time, so a file of any size is
+/// read in bounded memory (one cookie, or one origin entry, at a time).
 ///
-/// The whole document is checked to be valid JSON (the `origins` section and any other member
-/// are read and checked, not kept). Each cookie object is decoded on its own; its line is the
-/// line of its opening brace.
+/// The whole document is checked to be valid JSON (members it does not read are checked, not
+/// kept). Each cookie object is decoded on its own; its line is the line of its opening brace.
 ///
 /// Cookie fields (Playwright's `NetworkCookie`): `name`, `value`, `domain` (a leading dot makes
 /// a domain cookie, none a host-only one), `path` (default `/`), `expires` (Unix seconds, maybe
@@ -15,24 +15,51 @@ import Foundation
 /// SameSite attribute; `sameSite` then says `Lax`, as Playwright reports such cookies).
 /// `null` stands for a missing member. Other members (`_crHasCrossSiteAncestor`, `size`, and
 /// `hostOnly`, `created`, … of `wkstore cookies list --json`) are ignored.
+///
+/// Origin entries (`StorageStateOriginEntry`): `origin`, `localStorage` and wkstore's
+/// `sessionStorage` (`[{"name", "value"}]`), and `indexedDB` (Playwright 1.51+), each
+/// database kept as JSON for the caller to decode. Other members are ignored.
 struct StorageStateReader {
     /// Strings of a cookie object longer than this are refused: no valid cookie field is this long.
     static let maxFieldBytes = 1 << 16
-    /// Deeper nesting than this is refused rather than followed.
-    static let maxDepth = 512
+    /// Deeper nesting than this is refused rather than followed. An IndexedDB value in `origins`
+    /// may nest 256 deep, and Playwright's serialized form (`{"o": [{"k", "v"}]}`) takes three
+    /// JSON levels for one, below the few levels of the document around it.
+    static let maxDepth = 3 * IDBValue.maxDepth + 32
+
+    /// What the reader meets next.
+    enum Event {
+        /// A cookie, the line its object starts on, and its position in `cookies`.
+        case cookie(Cookie, line: Int, index: Int)
+        /// The end of the `cookies` array (also when it was skipped).
+        case endOfCookies
+        /// An origin entry (only when `readsOrigins`).
+        case origin(StorageStateOriginEntry)
+        /// The end of the document.
+        case end
+    }
 
     let source: ByteSource
+    /// Whether cookie objects are decoded; when `false`, `cookies` is checked as JSON and skipped.
+    var readsCookies = true
+    /// Whether origin entries are decoded; when `false`, `origins` is checked as JSON and skipped.
+    var readsOrigins = false
+    /// An `origins` member was skipped (while `readsOrigins` was `false`).
+    private(set) var skippedOrigins = false
     /// The current line (1-based): newlines consumed so far, plus one.
     private(set) var line = 1
     private var state = State.start
     private var sawCookies = false
+    private var sawOrigins = false
     private var firstMember = true
     private var index = 0
+    private var originIndex = 0
 
     private enum State {
         case start
         case members
         case cookies(first: Bool)
+        case origins(first: Bool)
         case finished
     }
 
@@ -46,6 +73,22 @@ struct StorageStateReader {
     /// - Throws: `CookieImportError` for a JSON syntax error or a cookie object that is not a
     ///   cookie; `CookieFileError` when the file cannot be read.
     mutating func next(created: Date) throws -> (cookie: Cookie, line: Int)? {
+        while true {
+            switch try nextEvent(created: created) {
+            case .cookie(let cookie, let line, _): return (cookie, line)
+            case .endOfCookies, .origin: continue
+            case .end: return nil
+            }
+        }
+    }
+
+    /// The next cookie, origin entry or end.
+    ///
+    /// - Parameter created: the creation time to give a cookie.
+    /// - Throws: `CookieImportError` for a JSON syntax error or a cookie object that is not a
+    ///   cookie; `StorageStateImportError` naming the JSON path of an origin entry that is not
+    ///   one; `CookieFileError` when the file cannot be read.
+    mutating func nextEvent(created: Date) throws -> Event {
         while true {
             switch state {
             case .start:
@@ -66,7 +109,7 @@ struct StorageStateReader {
                         throw error("unexpected \(describe(byte)) after the end of the JSON document")
                     }
                     state = .finished
-                    return nil
+                    return .end
                 }
                 if key == "cookies" {
                     if sawCookies { throw error("the document has two \"cookies\" members") }
@@ -74,9 +117,23 @@ struct StorageStateReader {
                     guard try skipSpace() == UInt8(ascii: "[") else {
                         throw error("\"cookies\" must be an array of cookie objects")
                     }
+                    if readsCookies {
+                        advance()
+                        state = .cookies(first: true)
+                    } else {
+                        try skipValue(depth: 1)
+                        return .endOfCookies
+                    }
+                } else if key == "origins" && readsOrigins {
+                    if sawOrigins { throw error("the document has two \"origins\" members") }
+                    sawOrigins = true
+                    guard try skipSpace() == UInt8(ascii: "[") else {
+                        throw error("\"origins\" must be an array of origin objects ({\"origin\": ..., \"localStorage\": [...]})")
+                    }
                     advance()
-                    state = .cookies(first: true)
+                    state = .origins(first: true)
                 } else {
+                    if key == "origins" { skippedOrigins = true }
                     try skipValue(depth: 1)
                 }
             case .cookies(let first):
@@ -84,7 +141,7 @@ struct StorageStateReader {
                 if byte == UInt8(ascii: "]") {
                     advance()
                     state = .members
-                    continue
+                    return .endOfCookies
                 }
                 if !first {
                     guard byte == UInt8(ascii: ",") else {
@@ -101,10 +158,186 @@ struct StorageStateReader {
                 let cookie = try readCookie(startLine: start, created: created)
                 index += 1
                 state = .cookies(first: false)
-                return (cookie, start)
+                return .cookie(cookie, line: start, index: index - 1)
+            case .origins(let first):
+                guard var byte = try skipSpace() else { throw endOfFile() }
+                if byte == UInt8(ascii: "]") {
+                    advance()
+                    state = .members
+                    continue
+                }
+                if !first {
+                    guard byte == UInt8(ascii: ",") else {
+                        throw error("expected ',' or ']' after origins[\(originIndex - 1)], found \(describe(byte))")
+                    }
+                    advance()
+                    guard let after = try skipSpace() else { throw endOfFile() }
+                    byte = after
+                }
+                let path = "origins[\(originIndex)]"
+                guard byte == UInt8(ascii: "{") else {
+                    throw StorageStateImportError(line: line, path: path, reason: "an origin entry must be an object ({\"origin\": ..., \"localStorage\": [...]}), found \(describe(byte))")
+                }
+                let entry = try readOrigin(path: path)
+                originIndex += 1
+                state = .origins(first: false)
+                return .origin(entry)
             case .finished:
-                return nil
+                return .end
             }
+        }
+    }
+
+    // MARK: - Origin entries
+
+    /// Reads one origin entry (the current byte is its `{`). Errors name the JSON path of the
+    /// member or item at fault and the line where it was found.
+    private mutating func readOrigin(path: String) throws -> StorageStateOriginEntry {
+        var entry = StorageStateOriginEntry(index: originIndex, line: line)
+        var current = path
+        do {
+            advance() // {
+            var first = true
+            var seen = Set<String>()
+            while let key = try nextKey(first: &first) {
+                current = path + "." + key
+                if ["origin", "localStorage", "sessionStorage", "indexedDB"].contains(key) {
+                    if !seen.insert(key).inserted { throw error("the entry has two \"\(key)\" members") }
+                }
+                switch key {
+                case "origin":
+                    guard let byte = try skipSpace() else { throw endOfFile() }
+                    if try readNull(byte) { continue }
+                    guard byte == UInt8(ascii: "\"") else { throw error("must be a string (\"https://example.com\"), found \(describe(byte))") }
+                    entry.origin = try readString(limit: Self.maxFieldBytes)
+                    if entry.origin == nil { throw error("is longer than \(Self.maxFieldBytes) bytes, more than any origin") }
+                case "localStorage":
+                    entry.localStorage = try readItems(path: current)
+                case "sessionStorage":
+                    entry.sessionStorage = try readItems(path: current)
+                case "indexedDB":
+                    guard let byte = try skipSpace() else { throw endOfFile() }
+                    if try readNull(byte) { continue }
+                    guard byte == UInt8(ascii: "[") else { throw error("must be an array of databases, found \(describe(byte))") }
+                    advance()
+                    var databases: [(json: IDBJSONValue, line: Int)] = []
+                    var firstItem = true
+                    while try nextItem(first: &firstItem) {
+                        current = path + ".indexedDB[\(databases.count)]"
+                        _ = try skipSpace()
+                        let start = line
+                        databases.append((try readValue(depth: 4), start))
+                    }
+                    entry.indexedDB = databases
+                default:
+                    try skipValue(depth: 3)
+                }
+                current = path
+            }
+        } catch let failure as CookieImportError {
+            throw StorageStateImportError(line: failure.line, path: current, reason: failure.reason)
+        }
+        return entry
+    }
+
+    /// Reads `[{"name": ..., "value": ...}, ...]` (or `null`, as missing).
+    private mutating func readItems(path: String) throws -> [StorageStateItem]? {
+        guard let byte = try skipSpace() else { throw endOfFile() }
+        if try readNull(byte) { return nil }
+        guard byte == UInt8(ascii: "[") else {
+            throw StorageStateImportError(line: line, path: path, reason: "must be an array of {\"name\": ..., \"value\": ...} objects, found \(describe(byte))")
+        }
+        advance()
+        var items: [StorageStateItem] = []
+        var first = true
+        while try nextItem(first: &first) {
+            let itemPath = path + "[\(items.count)]"
+            do {
+                items.append(try readItem(path: itemPath))
+            } catch let failure as CookieImportError {
+                throw StorageStateImportError(line: failure.line, path: itemPath, reason: failure.reason)
+            }
+        }
+        return items
+    }
+
+    /// Reads one `{"name": ..., "value": ...}` object; other members are checked and ignored.
+    private mutating func readItem(path: String) throws -> StorageStateItem {
+        guard try skipSpace() == UInt8(ascii: "{") else {
+            throw StorageStateImportError(line: line, path: path, reason: "must be a {\"name\": ..., \"value\": ...} object")
+        }
+        let start = line
+        advance()
+        var name: String?, value: String?
+        var first = true
+        while let key = try nextKey(first: &first) {
+            guard key == "name" || key == "value" else {
+                try skipValue(depth: 6)
+                continue
+            }
+            guard let next = try skipSpace() else { throw endOfFile() }
+            guard next == UInt8(ascii: "\"") else {
+                throw StorageStateImportError(line: line, path: path + "." + key, reason: "must be a string, found \(describe(next))")
+            }
+            let text = try readString(limit: Int.max) ?? ""
+            if key == "name" { name = text } else { value = text }
+        }
+        guard let name else { throw StorageStateImportError(line: start, path: path, reason: "has no \"name\"") }
+        guard let value else { throw StorageStateImportError(line: start, path: path, reason: "has no \"value\"") }
+        return StorageStateItem(name: name, value: value, line: start)
+    }
+
+    /// Moves to the next element of an array whose `[` was consumed; `false` at its `]`.
+    private mutating func nextItem(first: inout Bool) throws -> Bool {
+        guard let byte = try skipSpace() else { throw endOfFile() }
+        if byte == UInt8(ascii: "]") {
+            advance()
+            return false
+        }
+        if !first {
+            guard byte == UInt8(ascii: ",") else { throw error("expected ',' or ']' in an array, found \(describe(byte))") }
+            advance()
+        }
+        first = false
+        return true
+    }
+
+    /// Reads a JSON value, keeping the order of object members.
+    private mutating func readValue(depth: Int) throws -> IDBJSONValue {
+        guard depth <= Self.maxDepth else { throw error("the JSON is nested more than \(Self.maxDepth) levels deep") }
+        guard let byte = try skipSpace() else { throw endOfFile() }
+        switch byte {
+        case UInt8(ascii: "{"):
+            advance()
+            var members: [IDBJSONValue.Member] = []
+            var first = true
+            while let key = try nextKey(first: &first, keyLimit: Int.max) {
+                members.append(IDBJSONValue.Member(key, try readValue(depth: depth + 1)))
+            }
+            return .object(members)
+        case UInt8(ascii: "["):
+            advance()
+            var elements: [IDBJSONValue] = []
+            var first = true
+            while try nextItem(first: &first) {
+                elements.append(try readValue(depth: depth + 1))
+            }
+            return .array(elements)
+        case UInt8(ascii: "\""):
+            return .string(try readString(limit: Int.max) ?? "")
+        case UInt8(ascii: "t"):
+            try readLiteral("true")
+            return .bool(true)
+        case UInt8(ascii: "f"):
+            try readLiteral("false")
+            return .bool(false)
+        case UInt8(ascii: "n"):
+            try readLiteral("null")
+            return .null
+        case UInt8(ascii: "-"), 0x30...0x39:
+            return .number(try readNumber())
+        default:
+            throw error("expected a JSON value, found \(describe(byte))")
         }
     }
 
@@ -209,7 +442,7 @@ struct StorageStateReader {
     // MARK: - Tokens
 
     /// Reads the next member key of an object and its `:`; `nil` at the object's `}`.
-    private mutating func nextKey(first: inout Bool) throws -> String? {
+    private mutating func nextKey(first: inout Bool, keyLimit: Int = 64) throws -> String? {
         guard var byte = try skipSpace() else { throw endOfFile() }
         if byte == UInt8(ascii: "}") {
             advance()
@@ -224,7 +457,7 @@ struct StorageStateReader {
         first = false
         guard byte == UInt8(ascii: "\"") else { throw error("expected a member name in double quotes, found \(describe(byte))") }
         // A key longer than any we know is read through and reported as unknown.
-        let key = try readString(limit: 64) ?? ""
+        let key = try readString(limit: keyLimit) ?? ""
         guard let colon = try skipSpace() else { throw endOfFile() }
         guard colon == UInt8(ascii: ":") else { throw error("expected ':' after a member name, found \(describe(colon))") }
         advance()

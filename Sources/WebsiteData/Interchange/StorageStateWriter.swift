@@ -6,9 +6,24 @@ enum StorageStateWriter {
     /// What precedes the first cookie object.
     static let opening = "{\n  \"cookies\": ["
 
-    /// What follows the last cookie object (`origins` stays empty until web storage is exported).
+    /// What follows the last cookie object in a cookie-only export: an empty `origins`.
     static func closing(wroteCookies: Bool) -> String {
-        (wroteCookies ? "\n  ]" : "]") + ",\n  \"origins\": []\n}\n"
+        originsOpening(wroteCookies: wroteCookies) + originsClosing(wroteOrigins: false)
+    }
+
+    /// What follows the last cookie object and precedes the first origin entry.
+    static func originsOpening(wroteCookies: Bool) -> String {
+        (wroteCookies ? "\n  ]" : "]") + ",\n  \"origins\": ["
+    }
+
+    /// One origin entry, preceded by its separator.
+    static func origin(_ entry: IDBJSONValue, first: Bool) -> String {
+        (first ? "\n    " : ",\n    ") + entry.json(indent: 2, level: 2)
+    }
+
+    /// What follows the last origin entry: the end of the document.
+    static func originsClosing(wroteOrigins: Bool) -> String {
+        (wroteOrigins ? "\n  ]" : "]") + "\n}\n"
     }
 
     /// One cookie object, preceded by its separator.

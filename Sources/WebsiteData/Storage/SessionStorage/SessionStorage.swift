@@ -99,6 +99,68 @@ public final class SessionStorage: Sendable {
         state.withLock { $0.namespaces.keys.sorted { $0.id.uuidString < $1.id.uuidString } }
     }
 
+    /// The namespace with an identifier, made (empty) when this store object has none (a
+    /// storage-state import into a named namespace).
+    ///
+    /// - Parameter id: the identifier.
+    /// - Returns: the namespace, and whether this call made it.
+    func namespace(id: UUID) -> (namespace: SessionStorageNamespace, created: Bool) {
+        let namespace = SessionStorageNamespace(id: id)
+        let created = state.withLock { s in
+            guard s.namespaces[namespace] == nil else { return false }
+            s.namespaces[namespace] = [:]
+            return true
+        }
+        return (namespace, created)
+    }
+
+    /// Sets several items of an origin in a namespace at once, in order, as a `setItem` call for
+    /// each would; all or nothing (a storage-state import).
+    ///
+    /// - Parameters:
+    ///   - items: keys and values, in the order to set them (a repeated key: the last value wins).
+    ///   - origin: the origin whose storage to write.
+    ///   - namespace: the browsing context's namespace.
+    /// - Returns: how many items were new or changed.
+    /// - Throws: `StorageQuotaError` when the origin would hold more than its quota in this
+    ///   namespace; `SessionStorageError` when the namespace has ended; `StoreError.database` when
+    ///   the store's settings cannot be read. Nothing is changed then.
+    @discardableResult
+    func setItems(_ items: [(key: String, value: String)], origin: SecurityOrigin, namespace: SessionStorageNamespace) throws -> Int {
+        guard !items.isEmpty else { return 0 }
+        let quota = try readQuota()
+        let now = clock()
+        return try state.withLock { s in
+            try refresh(&s)
+            guard s.namespaces[namespace] != nil else { throw SessionStorageError(namespace: namespace) }
+            var area = s.namespaces[namespace]![origin] ?? Area()
+            var nextOrder = s.nextOrder
+            var changed = 0
+            for (key, value) in items {
+                let old = area.items[key]
+                if old?.value == value { continue }
+                let size = StorageItem.size(key: key, value: value)
+                let replaced = old.map { StorageItem.size(key: key, value: $0.value) } ?? 0
+                let required = area.usage - replaced + size
+                if required > quota && size > replaced {
+                    throw StorageQuotaError(origin: origin, quota: quota, required: required)
+                }
+                var order = old?.order ?? 0
+                if old == nil {
+                    order = nextOrder
+                    nextOrder += 1
+                }
+                area.items[key] = Item(value: value, modified: now, order: order)
+                area.usage = required
+                changed += 1
+            }
+            // Only now, when every item fitted, does the namespace change.
+            s.nextOrder = nextOrder
+            if changed > 0 { s.namespaces[namespace]![origin] = area }
+            return changed
+        }
+    }
+
     // MARK: - Reading
 
     /// The value stored under a key, as `sessionStorage.getItem(key)`.

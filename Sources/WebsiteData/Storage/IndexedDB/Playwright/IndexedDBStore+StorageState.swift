@@ -48,43 +48,74 @@ extension IndexedDBStore {
     ///   missing, invalid or not wanted, `ConstraintError` for two records with one key or a unique
     ///   index clash, `DataCloneError` for a value a store cannot hold; `StoreError` when the store cannot be written.
     public func importStorageState(_ databases: [PlaywrightIndexedDBDatabase], origin: SecurityOrigin) throws {
-        var place = ""
+        var place = PlaywrightImportPlace()
         do {
-            try writeTransaction(site: origin.site) { db in
-                for database in databases {
-                    place = "database \(database.name)"
-                    guard database.version >= 1 else { throw IDBError(.type, "the version \(database.version) is below 1") }
-                    if let existing = try IDBCatalog.database(db, origin: origin, name: database.name) {
-                        try db.execute("DELETE FROM idb_databases WHERE id = ?", [.integer(existing.id)])
-                    }
-                    let row = try IDBCatalog.createDatabase(db, origin: origin, name: database.name, modified: clock())
-                    try db.execute("UPDATE idb_databases SET version = ? WHERE id = ?", [.integer(Int64(database.version)), .integer(row.id)])
-                    let transaction = try IDBTransaction(store: self, connection: db, databaseID: row.id, origin: origin,
-                                                         databaseName: database.name, version: database.version, scope: nil,
-                                                         mode: .versionChange, oldVersion: 0)
-                    try transaction.run { transaction in
-                        for store in database.stores {
-                            place = "database \(database.name), object store \(store.name)"
-                            let created = try transaction.createObjectStore(store.name, keyPath: store.idbKeyPath, autoIncrement: store.autoIncrement)
-                            for index in store.indexes {
-                                place = "database \(database.name), object store \(store.name), index \(index.name)"
-                                guard let path = index.idbKeyPath else { throw IDBError(.data, "the index has no key path") }
-                                try created.createIndex(index.name, keyPath: path, unique: index.unique, multiEntry: index.multiEntry)
-                            }
+            try importStorageState(databases, origin: origin, place: &place)
+        } catch let error as IDBError {
+            throw IDBError(error.name, "\(place.description(in: databases)): \(error.message)")
+        }
+    }
+
+    /// `importStorageState(_:origin:)`, telling where it stopped by position (a storage-state
+    /// import names the JSON path of the entry at fault): `place` holds the database, store,
+    /// index and record being imported when an error is thrown.
+    func importStorageState(_ databases: [PlaywrightIndexedDBDatabase], origin: SecurityOrigin, place: inout PlaywrightImportPlace) throws {
+        try writeTransaction(site: origin.site) { db in
+            for (databaseNumber, database) in databases.enumerated() {
+                place = PlaywrightImportPlace(database: databaseNumber)
+                guard database.version >= 1 else { throw IDBError(.type, "the version \(database.version) is below 1") }
+                if let existing = try IDBCatalog.database(db, origin: origin, name: database.name) {
+                    try db.execute("DELETE FROM idb_databases WHERE id = ?", [.integer(existing.id)])
+                }
+                let row = try IDBCatalog.createDatabase(db, origin: origin, name: database.name, modified: clock())
+                try db.execute("UPDATE idb_databases SET version = ? WHERE id = ?", [.integer(Int64(database.version)), .integer(row.id)])
+                let transaction = try IDBTransaction(store: self, connection: db, databaseID: row.id, origin: origin,
+                                                     databaseName: database.name, version: database.version, scope: nil,
+                                                     mode: .versionChange, oldVersion: 0)
+                try transaction.run { transaction in
+                    for (storeNumber, store) in database.stores.enumerated() {
+                        place = PlaywrightImportPlace(database: databaseNumber, store: storeNumber)
+                        let created = try transaction.createObjectStore(store.name, keyPath: store.idbKeyPath, autoIncrement: store.autoIncrement)
+                        for (indexNumber, index) in store.indexes.enumerated() {
+                            place = PlaywrightImportPlace(database: databaseNumber, store: storeNumber, index: indexNumber)
+                            guard let path = index.idbKeyPath else { throw IDBError(.data, "the index has no key path") }
+                            try created.createIndex(index.name, keyPath: path, unique: index.unique, multiEntry: index.multiEntry)
                         }
-                        for store in database.stores {
-                            let target = try transaction.objectStore(store.name)
-                            for (number, record) in store.records.enumerated() {
-                                place = "database \(database.name), object store \(store.name), record \(number + 1)"
-                                try target.add(try record.decodedValue(), key: try record.decodedKey())
-                            }
+                    }
+                    for (storeNumber, store) in database.stores.enumerated() {
+                        let target = try transaction.objectStore(store.name)
+                        for (number, record) in store.records.enumerated() {
+                            place = PlaywrightImportPlace(database: databaseNumber, store: storeNumber, record: number)
+                            try target.add(try record.decodedValue(), key: try record.decodedKey())
                         }
                     }
                 }
             }
-        } catch let error as IDBError {
-            throw IDBError(error.name, "\(place): \(error.message)")
         }
+    }
+}
+
+/// Where an import of Playwright IndexedDB databases stood, by position (from 0).
+struct PlaywrightImportPlace: Sendable, Hashable {
+    /// The database, or `nil` before the first.
+    var database: Int?
+    /// The object store.
+    var store: Int?
+    /// The index of that store.
+    var index: Int?
+    /// The record of that store.
+    var record: Int?
+
+    /// `database app, object store notes, record 3` (records counted from 1).
+    func description(in databases: [PlaywrightIndexedDBDatabase]) -> String {
+        guard let database, databases.indices.contains(database) else { return "the databases" }
+        let db = databases[database]
+        var text = "database \(db.name)"
+        guard let store, db.stores.indices.contains(store) else { return text }
+        text += ", object store \(db.stores[store].name)"
+        if let index, db.stores[store].indexes.indices.contains(index) { text += ", index \(db.stores[store].indexes[index].name)" }
+        if let record { text += ", record \(record + 1)" }
+        return text
     }
 }
 
