@@ -1,7 +1,10 @@
-/// An option a command takes: a flag (`--dry-run`) or an option with a value (`--types LIST`).
+/// An option a command takes: a flag (`--dry-run`) or an option with a value (`--types LIST`),
+/// with an optional one-letter alias as curl has them (`-o` for `--output`).
 struct OptionSpec: Sendable {
     /// The name without its dashes (`types` for `--types`).
     let name: String
+    /// The one-letter alias without its dash (`o` for `-o`), or `nil`.
+    var short: String? = nil
     /// The placeholder of the value in help (`LIST`), or `nil` for a flag.
     let value: String?
     /// Whether the option may be given more than once (`--site A --site B`).
@@ -19,8 +22,21 @@ struct OptionSpec: Sendable {
         OptionSpec(name: name, value: nil, repeatable: false, help: help)
     }
 
-    /// How help shows the option: `--types LIST`.
-    var synopsis: String { value.map { "--\(name) \($0)" } ?? "--\(name)" }
+    /// The same option with a one-letter alias (`-o`).
+    func alias(_ letter: String) -> OptionSpec {
+        var spec = self
+        spec.short = letter
+        return spec
+    }
+
+    /// Whether `name` (as given, dashes removed) names this option: its name or its alias.
+    func isNamed(_ given: String) -> Bool { given == name || given == short }
+
+    /// How help shows the option: `--types LIST`, `-o, --output FILE`.
+    var synopsis: String {
+        let long = value.map { "--\(name) \($0)" } ?? "--\(name)"
+        return short.map { "-\($0), " + long } ?? long
+    }
 }
 
 /// A command the tool runs: its words, its help and its arguments.
@@ -148,7 +164,7 @@ struct ArgumentParser: Sendable {
                 let (name, inline) = Self.split(argument)
                 func takeValue() throws(CLIError) -> String {
                     if let inline { return inline }
-                    guard index < arguments.count else { throw .usage("--\(name) needs a value") }
+                    guard index < arguments.count else { throw .usage("\(Self.optionName(argument)) needs a value") }
                     index += 1
                     return arguments[index - 1]
                 }
@@ -171,18 +187,18 @@ struct ArgumentParser: Sendable {
                 guard let command else {
                     throw .usage("unknown option '\(argument)'; options of a command come after it (see 'wkstore help')")
                 }
-                guard let spec = command.options.first(where: { $0.name == name }) else {
+                guard let spec = command.options.first(where: { $0.isNamed(name) }) else {
                     throw .usage("unknown option '\(Self.optionName(argument))' for '\(command.fullName)'; see '\(command.fullName) --help'")
                 }
                 if spec.value == nil {
-                    if inline != nil { throw .usage("--\(name) takes no value") }
-                    parsed.flags.insert(name)
+                    if inline != nil { throw .usage("--\(spec.name) takes no value") }
+                    parsed.flags.insert(spec.name)
                 } else {
                     let value = try takeValue()
-                    if !spec.repeatable && parsed.values[name] != nil {
-                        throw .usage("--\(name) given more than once")
+                    if !spec.repeatable && parsed.values[spec.name] != nil {
+                        throw .usage("--\(spec.name) given more than once")
                     }
-                    parsed.values[name, default: []].append(value)
+                    parsed.values[spec.name, default: []].append(value)
                 }
                 continue
             }

@@ -6,7 +6,13 @@ enum Commands {
     static let all: [CommandNode] = [
         .command(RecordsCommand.spec),
         .command(ClearCommand.spec),
+        .command(FetchCommand.spec),
         .group(CookiesCommands.group),
+        .command(InterchangeCommands.importSpec),
+        .command(InterchangeCommands.exportSpec),
+        .group(CacheCommands.group),
+        .group(StorageCommands.group),
+        .group(IndexedDBCommands.group),
         .group(ConfigCommands.group),
         .group(StoresCommands.group),
         .command(DemoCommand.spec),

@@ -36,6 +36,8 @@ enum ExitStatus {
             return (usage, error.description)
         case let error as CookieRejection:
             return (failure, error.description)
+        case let error as CookieScriptError:
+            return (error.code == .invalidMessageHandlerName ? usage : failure, error.description)
         case let error as DatabaseError:
             return (failure, error.description)
         case let error as CustomStringConvertible:

@@ -4,8 +4,8 @@ import WebsiteData
 /// `wkstore cookies …`: list, set, send, delete cookies, and end the session.
 enum CookiesCommands {
     /// The group.
-    static let group = CommandGroup(name: "cookies", summary: "list, set, send and delete cookies",
-                                    commands: [list, set, header, delete, endSession])
+    static let group = CommandGroup(name: "cookies", summary: "list, set, send and delete cookies; scripts for page script",
+                                    commands: [list, set, header, delete, endSession, script, ingestReport])
 
     /// `wkstore cookies list`.
     static let list = CommandSpec(

@@ -20,6 +20,23 @@ struct Output: Sendable {
         print(value.rendered())
     }
 
+    /// Writes a JSON value on one line (JSON lines output).
+    func writeLine(_ value: JSONValue) {
+        print(value.renderedCompact())
+    }
+
+    /// Writes bytes to standard output as they are, after any text written before them.
+    func raw(_ data: Data) {
+        Self.flush()
+        FileHandle.standardOutput.write(data)
+    }
+
+    /// Writes out what `print` has buffered, before bytes go to the standard output file itself.
+    static func flush() {
+        // `fflush(nil)` flushes every stream; naming C's `stdout` is not concurrency-safe in Swift 6.
+        fflush(nil)
+    }
+
     /// Writes `wkstore: message` as one line on standard error.
     static func message(_ text: String) {
         let line = "wkstore: " + oneLine(text) + "\n"
@@ -59,6 +76,36 @@ enum JSONValue: Sendable {
         var text = ""
         write(into: &text, indent: 0)
         return text
+    }
+
+    /// The value as JSON text on one line, without spaces (as `JSON.stringify` writes it).
+    func renderedCompact() -> String {
+        var text = ""
+        writeCompact(into: &text)
+        return text
+    }
+
+    private func writeCompact(into text: inout String) {
+        switch self {
+        case .array(let items):
+            text += "["
+            for (offset, item) in items.enumerated() {
+                if offset > 0 { text += "," }
+                item.writeCompact(into: &text)
+            }
+            text += "]"
+        case .object(let members):
+            text += "{"
+            for (offset, (key, value)) in members.enumerated() {
+                if offset > 0 { text += "," }
+                Self.quote(key, into: &text)
+                text += ":"
+                value.writeCompact(into: &text)
+            }
+            text += "}"
+        default:
+            write(into: &text, indent: 0)
+        }
     }
 
     private func write(into text: inout String, indent: Int) {
@@ -123,6 +170,29 @@ enum Format {
     /// ISO 8601 in UTC, whole seconds.
     static func iso8601Seconds(_ date: Date) -> String {
         Date.ISO8601FormatStyle().format(date)
+    }
+
+    /// A byte count for people: `512 B`, `1.5 KB`, `12.3 MB`, `2.0 GB` (powers of 1024, as the
+    /// size settings such as `cache.max-size` read them).
+    static func bytes(_ count: Int64) -> String {
+        let units = ["KB", "MB", "GB", "TB"]
+        guard count >= 1024 else { return "\(count) B" }
+        var value = Double(count) / 1024
+        var unit = 0
+        while value >= 1024 - 0.05 && unit < units.count - 1 {
+            value /= 1024
+            unit += 1
+        }
+        return String(format: "%.1f", value) + " " + units[unit]
+    }
+
+    /// A bar of `width` cells, filled in proportion to `fraction` (0 to 1): `████████░░`.
+    /// Anything above zero fills at least one cell, so no site with data shows an empty bar.
+    static func bar(_ fraction: Double, width: Int = 10) -> String {
+        let clamped = min(max(fraction, 0), 1)
+        var filled = Int((clamped * Double(width)).rounded())
+        if clamped > 0 && filled == 0 { filled = 1 }
+        return String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
     }
 
     /// `1 cookie`, `2 cookies`.

@@ -7,6 +7,9 @@ import Testing
         ["records"], ["clear"], ["cookies"], ["cookies", "list"], ["cookies", "set"], ["cookies", "header"],
         ["cookies", "delete"], ["cookies", "end-session"], ["config"], ["config", "list"], ["config", "get"],
         ["config", "set"], ["stores"], ["stores", "list"], ["stores", "remove"], ["demo"], ["help"],
+        ["fetch"], ["cookies", "script"], ["cookies", "ingest-report"], ["import"], ["export"],
+        ["cache"], ["cache", "show"], ["cache", "size"], ["storage"], ["storage", "list"], ["storage", "get"],
+        ["storage", "set"], ["storage", "remove"], ["idb"], ["idb", "list"], ["idb", "dump"],
     ]
 
     @Test("--help after the command exits 0 with its usage", arguments: commands)
@@ -39,7 +42,9 @@ import Testing
         let flag = try sandbox.run(["--help"])
         #expect(help.status == 0 && flag.status == 0)
         #expect(help.stdout == flag.stdout)
-        for command in ["records", "clear", "cookies set", "cookies header", "config set", "stores remove", "demo"] {
+        for command in ["records", "clear", "cookies set", "cookies header", "config set", "stores remove", "demo",
+                        "fetch", "cookies script", "cookies ingest-report", "import", "export", "cache show", "cache size",
+                        "storage list", "storage get", "storage set", "storage remove", "idb list", "idb dump"] {
             #expect(help.stdout.contains(command))
         }
     }

@@ -1,0 +1,246 @@
+import Foundation
+import WebsiteData
+
+/// `wkstore cache …`: what the store's HTTP cache holds, and why an entry is or is not fresh.
+enum CacheCommands {
+    /// The group.
+    static let group = CommandGroup(name: "cache", summary: "look into the store's HTTP cache",
+                                    commands: [show, size])
+
+    /// `wkstore cache show`.
+    static let show = CommandSpec(
+        path: ["cache", "show"],
+        summary: "show a cached response: header fields, age, freshness left, and why",
+        usage: ["cache show URL [--top-level-site URL] [-H 'NAME: VALUE']..."],
+        details: """
+            Looks URL up in the store's disk cache as a GET request would (never asking the \
+            server: Fetch's only-if-cached mode) and shows the stored response: status, header \
+            fields (with its current Age), body size, its age, how long it stays fresh and why \
+            (max-age, Expires, or the heuristic over Last-Modified), what a request made now \
+            would get (HIT, a revalidation, or STALE), and the validators a revalidation sends. \
+            Exits 1 when nothing is stored for the URL.
+
+            Entries are partitioned by the top-level site of the page that made the request: \
+            give --top-level-site for a subresource cached under another page. A response with \
+            Vary is stored per value of the fields it names: give them with -H. Looking an entry \
+            up counts as a use of it (it moves to the back of the eviction order).
+
+            Example:
+              wkstore fetch https://www.example.com/app.js --quiet -o /dev/null
+              wkstore cache show https://www.example.com/app.js
+            """,
+        options: [
+            .value("top-level-site", "URL", "the page the response was fetched for (default: URL itself)"),
+            OptionSpec.value("header", "'NAME: VALUE'", repeatable: true, "a request header field the response varies on; may be repeated").alias("H"),
+        ],
+        positionalCount: 1...1, positionalName: "a URL",
+        run: runShow)
+
+    /// `wkstore cache size`.
+    static let size = CommandSpec(
+        path: ["cache", "size"],
+        summary: "show how much the disk and memory caches hold, against their limits",
+        usage: ["cache size"],
+        details: """
+            Prints the bytes the disk cache holds (URLs, header fields and bodies) against its \
+            limit, the setting cache.max-size, and the sites it holds them for; and the limit of \
+            the memory cache, memorycache.max-size, which every process using the store has for \
+            itself (a wkstore command holds none). 'wkstore records --sizes --types diskcache' \
+            shows the sites largest first; 'wkstore config set cache.max-size 1GB' changes the limit.
+            """,
+        options: [], positionalCount: 0...0, positionalName: "no arguments",
+        run: runSize)
+
+    /// The origin closure of a lookup: `only-if-cached` never calls it.
+    private struct NotAsked: Error {}
+
+    static func runShow(_ invocation: Invocation) async throws {
+        let arguments = invocation.arguments
+        let url = try FetchCommand.httpURL(arguments.positionals[0], "the cached URL")
+        let topLevelSite = try arguments.value("top-level-site").map { text throws(CLIError) in
+            try CookiesCommands.parseURL(text, "--top-level-site")
+        }
+        let fields = try arguments.all("header").map(FetchCommand.headerField)
+        let request = CacheRequest(url: url, headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
+        let store = try invocation.openStore(for: .read)
+        let response = try await store.httpCache.send(request, mode: .onlyIfCached, topLevelSite: topLevelSite) { _ in
+            throw NotAsked()
+        }
+        if case .file(let file) = response.body { try? FileManager.default.removeItem(at: file) }
+        guard !response.isSynthesized else {
+            var message = "\(url.absoluteString) is not in the cache"
+            if let topLevelSite { message += " of \(topLevelSite.absoluteString)" }
+            throw CLIError.failure(message)
+        }
+        let now = Date()
+        let entry = CacheEntryReport(request: request, response: response, at: now)
+        let output = invocation.output
+        if output.json {
+            output.write(entry.json)
+        } else {
+            output.lines(entry.lines)
+        }
+    }
+
+    static func runSize(_ invocation: Invocation) async throws {
+        let store = try invocation.openStore(for: .read)
+        let settings = try store.settings()
+        let diskLimitText = settings[.cacheMaxSize] ?? StoreSetting.cacheMaxSize.defaultValue
+        let memoryLimitText = settings[.memoryCacheMaxSize] ?? StoreSetting.memoryCacheMaxSize.defaultValue
+        let diskLimit = byteCount(diskLimitText) ?? 0
+        let memoryLimit = byteCount(memoryLimitText) ?? 0
+        let disk = try store.httpCache.diskUsage()
+        let sites = try await store.dataRecords(ofTypes: [.diskCache]).count
+        let output = invocation.output
+        if output.json {
+            output.write(.object([
+                ("disk", .object([
+                    ("bytes", .int(disk)),
+                    ("limit", .int(diskLimit)),
+                    ("setting", .string(StoreSetting.cacheMaxSize.key)),
+                    ("sites", .int(Int64(sites))),
+                ])),
+                ("memory", .object([
+                    ("bytes", .int(store.httpCache.memoryUsage)),
+                    ("limit", .int(memoryLimit)),
+                    ("setting", .string(StoreSetting.memoryCacheMaxSize.key)),
+                    ("perProcess", .bool(true)),
+                ])),
+            ]))
+            return
+        }
+        let share = diskLimit > 0 ? String(format: "%.1f", Double(disk) * 100 / Double(diskLimit)) + "%" : "-"
+        let memory = memoryLimit == 0 ? "off in every process" : "up to \(Format.bytes(memoryLimit)) in each process using the store"
+        output.lines(Format.table([
+            ["disk cache", "\(Format.bytes(disk)) of \(Format.bytes(diskLimit)) (\(share)), \(Format.count(sites, "site"))",
+             "\(StoreSetting.cacheMaxSize.key) = \(diskLimitText)"],
+            ["memory cache", memory, "\(StoreSetting.memoryCacheMaxSize.key) = \(memoryLimitText)"],
+        ]))
+    }
+
+    /// A size as the cache settings read it: whole bytes, or with `KB`, `MB`, `GB` (`K`, `KiB`, …),
+    /// powers of 1024, case-insensitive.
+    static func byteCount(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
+        guard !digits.isEmpty, let number = Int64(digits) else { return nil }
+        let multiplier: Int64
+        switch trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces).lowercased() {
+        case "", "b": multiplier = 1
+        case "k", "kb", "kib": multiplier = 1 << 10
+        case "m", "mb", "mib": multiplier = 1 << 20
+        case "g", "gb", "gib": multiplier = 1 << 30
+        default: return nil
+        }
+        let (bytes, overflow) = number.multipliedReportingOverflow(by: multiplier)
+        return overflow ? nil : bytes
+    }
+}
+
+/// A stored response as `cache show` explains it.
+///
+/// The cache hands back the stored header fields with a current `Age`; a policy made from them,
+/// received now, has the stored response's freshness lifetime and (to the second) its age, so
+/// `CachePolicy` answers how long it stays fresh and what a request would get.
+struct CacheEntryReport {
+    let request: CacheRequest
+    let response: CachedResponse
+    let policy: CachePolicy
+    let control: CacheControl
+    let now: Date
+
+    init(request: CacheRequest, response: CachedResponse, at now: Date) {
+        self.request = request
+        self.response = response
+        self.now = now
+        policy = CachePolicy(request: request, status: response.status, headers: response.headers,
+                             requestTime: now, responseTime: now)
+        control = CacheControl(headers: response.headers)
+    }
+
+    var age: Int { Int(policy.age(at: now).rounded(.down)) }
+    var lifetime: Int { Int(policy.freshnessLifetime.rounded(.down)) }
+    var timeToLive: Int { Int(policy.timeToLive(at: now).rounded(.down)) }
+    var isFresh: Bool { !policy.isStale(at: now) }
+
+    /// Where the freshness lifetime comes from.
+    var lifetimeSource: String {
+        if let maxAge = control.seconds("max-age") {
+            return maxAge.value.map { "Cache-Control: max-age=\($0)" } ?? "Cache-Control: max-age that is not a number, so stale"
+        }
+        if let expires = response.headers.first(named: "Expires") { return "Expires: \(expires), minus Date" }
+        if policy.freshnessLifetime > 0 { return "heuristic: a tenth of the time from Last-Modified to Date" }
+        return "no max-age, Expires or earlier Last-Modified, so stale from the start"
+    }
+
+    /// What a plain GET made now would get.
+    var verdict: (outcome: String, why: String) {
+        switch policy.reuse(for: request, at: now) {
+        case .fresh: return ("HIT", "fresh: served from the cache without asking the server")
+        case .staleAllowed: return ("STALE", "stale, but the request accepts it (max-stale)")
+        case .staleWhileRevalidate:
+            return ("STALE", "stale within stale-while-revalidate: served, and revalidated in the background")
+        case .revalidate:
+            if control.contains("no-cache") && control.argument("no-cache") == nil {
+                return ("REVALIDATED or MISS", "no-cache: validated with the server before every use")
+            }
+            return ("REVALIDATED or MISS", "stale: validated with the server first (a 304 keeps it)")
+        case .unusable: return ("MISS", "it does not answer a plain GET for this URL")
+        }
+    }
+
+    /// Other directives that change how the entry is used.
+    var notes: [String] {
+        var notes: [String] = []
+        if control.contains("must-revalidate") { notes.append("must-revalidate: never served stale, even when the server is unreachable") }
+        if control.contains("immutable") { notes.append("immutable: not revalidated while fresh, even on reload") }
+        if let window = control.seconds("stale-while-revalidate")?.value { notes.append("stale-while-revalidate=\(window): may be served up to \(window) s stale while it is refreshed") }
+        if let window = control.seconds("stale-if-error")?.value { notes.append("stale-if-error=\(window): may be served up to \(window) s stale when the server fails") }
+        if response.headers.contains("Vary") { notes.append("Vary: \(response.headers.values(named: "Vary").joined(separator: ", ")): stored per value of those request fields") }
+        return notes
+    }
+
+    /// The validators a revalidation sends.
+    var validators: [String] {
+        var list: [String] = []
+        if let tag = response.headers.first(named: "ETag") { list.append("ETag \(tag) (If-None-Match)") }
+        if let date = response.headers.first(named: "Last-Modified") { list.append("Last-Modified \(date) (If-Modified-Since)") }
+        return list
+    }
+
+    var lines: [String] {
+        var rows: [[String]] = [
+            ["url", request.url.absoluteString],
+            ["status", String(response.status)],
+            ["body", Format.count(Int(response.body.byteCount), "byte")],
+            ["age", "\(age) s"],
+            ["lifetime", "\(lifetime) s (\(lifetimeSource))"],
+            ["freshness", isFresh ? "fresh for \(timeToLive) s more" : "stale by \(age - lifetime) s"],
+            ["a GET now", "\(verdict.outcome): \(verdict.why)"],
+            ["validators", validators.isEmpty ? "none: a stale response is fetched again in full" : validators.joined(separator: "; ")],
+        ]
+        for note in notes { rows.append(["note", note]) }
+        var text = Format.table(rows)
+        text.append("")
+        text += response.headers.map { "\($0.name): \($0.value)" }
+        return text
+    }
+
+    var json: JSONValue {
+        .object([
+            ("url", .string(request.url.absoluteString)),
+            ("status", .int(Int64(response.status))),
+            ("bodySize", .int(response.body.byteCount)),
+            ("age", .int(Int64(age))),
+            ("freshnessLifetime", .int(Int64(lifetime))),
+            ("freshnessSource", .string(lifetimeSource)),
+            ("fresh", .bool(isFresh)),
+            ("timeToLive", .int(Int64(timeToLive))),
+            ("outcomeNow", .string(verdict.outcome)),
+            ("why", .string(verdict.why)),
+            ("validators", .array(validators.map(JSONValue.string))),
+            ("notes", .array(notes.map(JSONValue.string))),
+            ("headers", .array(response.headers.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })),
+        ])
+    }
+}

@@ -1,0 +1,385 @@
+import Foundation
+import WebsiteData
+import WebsiteDataHTTP
+
+/// `wkstore fetch`: a curl-like request through `HTTPClient`, with the store's cookies (read and
+/// written on every hop of every redirect) and its HTTP cache.
+enum FetchCommand {
+    /// The command.
+    static let spec = CommandSpec(
+        path: ["fetch"],
+        summary: "fetch a URL as a browser would, with the store's cookies and cache",
+        usage: ["fetch URL [-o FILE] [-i] [-H 'NAME: VALUE']... [-X METHOD] [-d DATA]... [--max-redirects N]",
+                "      [-A USER-AGENT] [-x PROXY] [-u USER:PASSWORD] [--compressed] [--cacert FILE] [-k]",
+                "      [--resolve HOST:PORT:ADDRESS]... [--cache-mode MODE] [--top-level-site URL] [--fail] [--quiet]"],
+        details: """
+            Sends a request to URL (http or https) and follows redirects itself, as a browser \
+            does: every hop sends the store's cookies for its URL and stores the cookies its \
+            response sets (those of redirects too), and Clear-Site-Data from secure origins \
+            clears the store. Responses go through the store's HTTP cache (RFC 9111): a fresh \
+            stored response is served without asking the server (HIT), a stale one is \
+            revalidated (REVALIDATED), a new one fetched (MISS), or a stale one served when \
+            allowed (STALE). The request is a top-level navigation unless --top-level-site names \
+            the page it is made from.
+
+            The body goes to standard output, or with -o to FILE, written as it arrives and never \
+            held in memory. -i prints each hop's status, method and URL and its header fields \
+            before the body. A summary (status, final URL, redirects, cache outcome, bytes) goes \
+            to standard error, or to standard output with -o; --quiet leaves it out. While a \
+            transfer that takes more than a second runs, a progress line is drawn on standard \
+            error when it is a terminal (not with --quiet).
+
+            -d sends DATA as the body, by POST unless -X says otherwise, with Content-Type \
+            application/x-www-form-urlencoded unless -H gives one; several -d are joined with &; \
+            @FILE sends a file's bytes as they are, @- standard input. Options otherwise read as \
+            curl's. --cache-mode is Fetch's cache mode: default, no-store, reload, no-cache, \
+            force-cache or only-if-cached.
+
+            An HTTP error status (404, 500) is still a completed transfer: exit 0, unless --fail. \
+            A failure to connect, a TLS failure, a timeout or too many redirects exit 1 with one \
+            line.
+
+            --json prints one object: the final URL, status, HTTP version, cache outcome, every \
+            hop with its header fields, the final header fields, and the body (as text, or \
+            base64 when it is not UTF-8) unless -o wrote it to a file.
+
+            Examples:
+              wkstore fetch https://www.example.com/login -i
+              wkstore fetch https://www.example.com/session -d 'user=alice&remember=1'
+              wkstore fetch https://cdn.example.com/big.iso -o big.iso
+              wkstore fetch https://localhost:8443/ --cacert ca.pem --resolve localhost:8443:127.0.0.1
+            """,
+        options: [
+            OptionSpec.value("output", "FILE", "write the body to FILE instead of standard output").alias("o"),
+            OptionSpec.flag("include", "print each hop's status and header fields before the body").alias("i"),
+            OptionSpec.value("header", "'NAME: VALUE'", repeatable: true, "send this header field (NAME; sends it empty); may be repeated").alias("H"),
+            OptionSpec.value("request", "METHOD", "the method (default GET, or POST with -d)").alias("X"),
+            OptionSpec.value("data", "DATA", repeatable: true, "send DATA as the body; @FILE a file's bytes, @- standard input; may be repeated (joined with &)").alias("d"),
+            .value("max-redirects", "N", "follow at most N redirects (default 20; 0 fails on any redirect)"),
+            OptionSpec.value("user-agent", "USER-AGENT", "send this User-Agent").alias("A"),
+            OptionSpec.value("proxy", "PROXY", "use this proxy URL; '' for none (default: http_proxy, https_proxy, no_proxy)").alias("x"),
+            OptionSpec.value("user", "USER:PASSWORD", "HTTP authentication (Basic), sent to the first origin only").alias("u"),
+            .flag("compressed", "ask for a compressed response and decode it"),
+            .value("cacert", "FILE", "verify servers with the certificate authorities in this PEM file"),
+            OptionSpec.flag("insecure", "do not verify the server's certificate or name").alias("k"),
+            .value("resolve", "HOST:PORT:ADDRESS", repeatable: true, "connect to ADDRESS for HOST:PORT; may be repeated"),
+            .value("cache-mode", "MODE", "default, no-store, reload, no-cache, force-cache or only-if-cached"),
+            .value("top-level-site", "URL", "the page the request is made from (a subresource request, for SameSite)"),
+            OptionSpec.value("max-time", "SECONDS", "give up after SECONDS, redirects included").alias("m"),
+            .value("connect-timeout", "SECONDS", "give up connecting after SECONDS"),
+            OptionSpec.flag("fail", "exit 1 when the final status is 400 or more (the body is still written)").alias("f"),
+            OptionSpec.flag("quiet", "no progress line and no summary").alias("s"),
+        ],
+        positionalCount: 1...1, positionalName: "a URL",
+        run: run)
+
+    static func run(_ invocation: Invocation) async throws {
+        let arguments = invocation.arguments
+        let plan = try Plan(arguments)
+        let store = try invocation.openStore(for: .write)
+        let client = try HTTPClient(store: store, configuration: plan.configuration)
+
+        let progress = FetchProgress(quiet: arguments.has("quiet"))
+        var request = plan.request
+        if progress.isEnabled { request.progress = { progress.update($0) } }
+        defer { if let spool = plan.spoolFile { try? FileManager.default.removeItem(at: spool) } }
+        var response: HTTPResponse
+        do {
+            defer { progress.finish() }
+            response = try await client.send(request)
+        } catch let error as CurlError {
+            throw CLIError.failure("\(request.url.absoluteString): \(error.message)\(hint(for: error))")
+        } catch let error as HTTPClientError {
+            throw CLIError.failure(error.message)
+        }
+
+        let bodySize = bodyByteCount(response)
+        if let spool = plan.spoolFile, let target = plan.outputFile, response.bodyFile != nil {
+            try copy(spool, through: target)
+            response.bodyFile = target
+        }
+        let output = invocation.output
+        if output.json {
+            output.write(json(response, bodySize: bodySize))
+        } else {
+            if arguments.has("include") { output.raw(Data(headerText(response).utf8)) }
+            if response.bodyFile == nil { output.raw(response.body) }
+            if !arguments.has("quiet") {
+                let line = summary(response, bodySize: bodySize)
+                if plan.outputFile != nil { output.line(line) } else { Output.message(line) }
+            }
+        }
+        if arguments.has("fail") && response.status >= 400 {
+            throw CLIError.failure("\(response.url.absoluteString) answered \(response.status)")
+        }
+    }
+
+    // MARK: - Reading the options
+
+    /// The request and client configuration the options describe.
+    struct Plan {
+        var request: HTTPRequest
+        var configuration: HTTPClientConfiguration
+        /// `-o FILE`.
+        var outputFile: URL?
+        /// Where the body is received when `-o` names something the body must be written
+        /// through rather than replaced (`/dev/null`, a pipe, a symbolic link).
+        var spoolFile: URL?
+
+        init(_ arguments: ParsedArguments) throws {
+            let url = try FetchCommand.httpURL(arguments.positionals[0], "the URL to fetch")
+            var headers = try arguments.all("header").map(FetchCommand.headerField)
+            var body: Data?
+            let data = arguments.all("data")
+            if !data.isEmpty {
+                var joined = Data()
+                for (offset, value) in data.enumerated() {
+                    if offset > 0 { joined.append(UInt8(ascii: "&")) }
+                    joined.append(try FetchCommand.dataValue(value))
+                }
+                body = joined
+                if !headers.contains(where: { $0.hasName("Content-Type") }) {
+                    headers.append(HTTPHeaderField("Content-Type", "application/x-www-form-urlencoded"))
+                }
+            }
+            var method = body == nil ? "GET" : "POST"
+            if let given = arguments.value("request") {
+                guard FetchCommand.isToken(given) else { throw CLIError.usage("'\(given)' is not an HTTP method") }
+                method = given
+            }
+            let topLevelSite = try arguments.value("top-level-site").map { text throws(CLIError) in
+                try CookiesCommands.parseURL(text, "--top-level-site")
+            }
+            request = HTTPRequest(url: url, method: method, headers: headers, body: body, topLevelSite: topLevelSite)
+            if let text = arguments.value("max-redirects") {
+                guard let count = Int(text), count >= 0 else {
+                    throw CLIError.usage("invalid --max-redirects '\(text)': expected a whole number, 0 or more")
+                }
+                request.maxRedirects = count
+            }
+            if let user = arguments.value("user") { request.credentials = HTTPCredentials(user) }
+            if let path = arguments.value("output"), path != "-" {
+                guard !path.isEmpty else { throw CLIError.usage("-o needs a file name") }
+                let file = URL(fileURLWithPath: path)
+                outputFile = file
+                if FetchCommand.isReplaceable(path) {
+                    request.destination = file
+                } else {
+                    // The client replaces its destination when the body is complete: a device,
+                    // a pipe or a link must be written through instead.
+                    let spool = FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-fetch-\(UUID().uuidString.lowercased())")
+                    request.destination = spool
+                    spoolFile = spool
+                }
+            }
+            try FetchCommand.applyCacheMode(arguments.value("cache-mode"), to: &request)
+
+            configuration = HTTPClientConfiguration()
+            configuration.userAgent = arguments.value("user-agent")
+            configuration.proxy = arguments.value("proxy")
+            configuration.acceptsCompressedResponses = arguments.has("compressed")
+            configuration.insecure = arguments.has("insecure")
+            if let path = arguments.value("cacert") {
+                guard FileManager.default.isReadableFile(atPath: path) else {
+                    throw CLIError.failure("cannot read the --cacert file \(path)")
+                }
+                configuration.caCertificateFile = URL(fileURLWithPath: path)
+            }
+            configuration.resolve = try arguments.all("resolve").map { entry throws(CLIError) in
+                guard FetchCommand.isResolveEntry(entry) else {
+                    throw .usage("invalid --resolve '\(entry)': expected HOST:PORT:ADDRESS, such as www.example.com:443:127.0.0.1")
+                }
+                return entry
+            }
+            configuration.timeout = try FetchCommand.seconds(arguments.value("max-time"), "--max-time")
+            configuration.connectTimeout = try FetchCommand.seconds(arguments.value("connect-timeout"), "--connect-timeout")
+        }
+    }
+
+    /// Whether `-o PATH` may be replaced by a new file: nothing is there yet, or a regular file
+    /// (not a symbolic link, a device such as `/dev/null`, a pipe or a socket).
+    static func isReplaceable(_ path: String) -> Bool {
+        var status = stat()
+        guard lstat(path, &status) == 0 else { return errno == ENOENT }
+        return (status.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Writes a received body through to a `-o` target that is not replaced: truncated when it
+    /// is a file (through a link), written in chunks.
+    static func copy(_ spool: URL, through target: URL) throws {
+        do {
+            let input = try FileHandle(forReadingFrom: spool)
+            defer { try? input.close() }
+            guard let output = FileHandle(forWritingAtPath: target.path) else {
+                throw CocoaError(.fileWriteNoPermission, userInfo: [NSFilePathErrorKey: target.path])
+            }
+            defer { try? output.close() }
+            try? output.truncate(atOffset: 0)
+            while let chunk = try input.read(upToCount: 1 << 16), !chunk.isEmpty {
+                try output.write(contentsOf: chunk)
+            }
+        } catch {
+            throw CLIError.failure("cannot write to \(target.path): \((error as NSError).localizedDescription)")
+        }
+    }
+
+    /// An absolute `http` or `https` URL.
+    static func httpURL(_ text: String, _ what: String) throws(CLIError) -> URL {
+        let url = try CookiesCommands.parseURL(text, what)
+        guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
+            throw .usage("'\(text)' is not an http or https URL (\(what))")
+        }
+        return url
+    }
+
+    /// `Name: value` (or `Name;` for an empty value) as a header field.
+    static func headerField(_ text: String) throws(CLIError) -> HTTPHeaderField {
+        if text.hasSuffix(";"), !text.contains(":") {
+            let name = String(text.dropLast())
+            if isToken(name) { return HTTPHeaderField(name, "") }
+        }
+        guard let colon = text.firstIndex(of: ":") else {
+            throw .usage("invalid -H '\(text)': expected 'NAME: VALUE'")
+        }
+        let name = String(text[..<colon])
+        guard isToken(name) else { throw .usage("invalid -H '\(text)': '\(name)' is not a header name") }
+        let value = text[text.index(after: colon)...].drop { $0 == " " || $0 == "\t" }
+        guard !value.unicodeScalars.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\0" }) else {
+            throw .usage("invalid -H '\(name)': a header value cannot hold a line break or NUL")
+        }
+        return HTTPHeaderField(name, String(value))
+    }
+
+    /// The bytes of a `-d` value: itself, a file's bytes for `@FILE`, standard input for `@-`.
+    static func dataValue(_ value: String) throws -> Data {
+        guard value.hasPrefix("@") else { return Data(value.utf8) }
+        let path = String(value.dropFirst())
+        guard !path.isEmpty else { throw CLIError.usage("-d @ needs a file name (or @- for standard input)") }
+        return try CookiesCommands.read(path)
+    }
+
+    /// Whether `text` is an HTTP token (RFC 9110 5.6.2): a method or a header name.
+    static func isToken(_ text: String) -> Bool {
+        let allowed = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".unicodeScalars)
+        return !text.isEmpty && text.unicodeScalars.allSatisfy(allowed.contains)
+    }
+
+    /// `HOST:PORT:ADDRESS` (the host may be `[IPv6]`), as curl's `--resolve` takes it.
+    static func isResolveEntry(_ entry: String) -> Bool {
+        guard !entry.unicodeScalars.contains(where: { $0.value < 0x20 || $0 == " " }) else { return false }
+        var rest = Substring(entry)
+        if rest.hasPrefix("[") {
+            guard let close = rest.firstIndex(of: "]") else { return false }
+            rest = rest[rest.index(after: close)...]
+            guard rest.hasPrefix(":") else { return false }
+        } else {
+            guard let colon = rest.firstIndex(of: ":"), colon != rest.startIndex else { return false }
+            rest = rest[colon...]
+        }
+        rest = rest.dropFirst()
+        guard let colon = rest.firstIndex(of: ":") else { return false }
+        let port = rest[..<colon]
+        let address = rest[rest.index(after: colon)...]
+        return !port.isEmpty && port.allSatisfy(\.isASCII) && port.allSatisfy(\.isNumber) && !address.isEmpty
+    }
+
+    /// A positive number of seconds, or `nil` when the option was not given.
+    static func seconds(_ text: String?, _ option: String) throws(CLIError) -> TimeInterval? {
+        guard let text else { return nil }
+        guard let value = TimeInterval(text), value > 0, value.isFinite else {
+            throw .usage("invalid \(option) '\(text)': expected a number of seconds above 0, such as 30 or 2.5")
+        }
+        return value
+    }
+
+    /// What to try after a TLS failure, in a few words.
+    static func hint(for error: CurlError) -> String {
+        switch error.code {
+        case CurlError.peerFailedVerification:
+            " (give --cacert FILE to trust the server's certificate authority, or -k to skip verification)"
+        default: ""
+        }
+    }
+
+    // MARK: - Writing the response
+
+    /// The bytes of the body: in memory, or in the file it was written to.
+    static func bodyByteCount(_ response: HTTPResponse) -> Int64 {
+        guard let file = response.bodyFile else { return Int64(response.body.count) }
+        let size = (try? FileManager.default.attributesOfItem(atPath: file.path))?[.size] as? NSNumber
+        return size?.int64Value ?? 0
+    }
+
+    /// `-i`: each hop as `STATUS METHOD URL`, its header fields, and a blank line.
+    static func headerText(_ response: HTTPResponse) -> String {
+        var text = ""
+        for hop in response.hops {
+            text += "\(hop.status) \(hop.method) \(hop.url.absoluteString)\n"
+            for field in hop.headers { text += "\(field.name): \(field.value)\n" }
+            text += "\n"
+        }
+        return text
+    }
+
+    /// `200 https://www.example.com/welcome (1 redirect, cache MISS, 5.2 KB to page.html)`.
+    static func summary(_ response: HTTPResponse, bodySize: Int64) -> String {
+        var details: [String] = []
+        let redirects = response.hops.count - 1
+        if redirects > 0 { details.append(Format.count(redirects, "redirect")) }
+        if let outcome = cacheOutcome(response) { details.append("cache " + outcome) }
+        var size = bodySize < 1024 ? Format.count(Int(bodySize), "byte") : Format.bytes(bodySize)
+        if let file = response.bodyFile { size += " to " + file.path }
+        details.append(size)
+        return "\(response.status) \(response.url.absoluteString) (\(details.joined(separator: ", ")))"
+    }
+
+    /// The response as JSON.
+    static func json(_ response: HTTPResponse, bodySize: Int64) -> JSONValue {
+        func fields(_ headers: [HTTPHeaderField]) -> JSONValue {
+            .array(headers.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })
+        }
+        var members: [(String, JSONValue)] = [
+            ("url", .string(response.url.absoluteString)),
+            ("status", .int(Int64(response.status))),
+            ("httpVersion", .string(response.httpVersion)),
+            ("cache", .optional(cacheOutcome(response))),
+            ("redirects", .int(Int64(response.hops.count - 1))),
+            ("hops", .array(response.hops.map { hop in
+                .object([("url", .string(hop.url.absoluteString)), ("method", .string(hop.method)),
+                         ("status", .int(Int64(hop.status))), ("headers", fields(hop.headers))])
+            })),
+            ("headers", fields(response.headers)),
+            ("bodySize", .int(bodySize)),
+            ("bodyFile", .optional(response.bodyFile?.path)),
+        ]
+        if response.bodyFile == nil {
+            if let text = String(validating: response.body, as: UTF8.self) {
+                members += [("body", .string(text)), ("bodyBase64", .null)]
+            } else {
+                members += [("body", .null), ("bodyBase64", .string(response.body.base64EncodedString()))]
+            }
+        } else {
+            members += [("body", .null), ("bodyBase64", .null)]
+        }
+        return .object(members)
+    }
+}
+
+extension FetchCommand {
+    /// Sets the request's cache mode from `--cache-mode`.
+    ///
+    /// - Throws: `CLIError.usage` for a name that is not one of Fetch's cache modes.
+    static func applyCacheMode(_ name: String?, to request: inout HTTPRequest) throws(CLIError) {
+        guard let name else { return }
+        guard let mode = CacheMode(rawValue: name) else {
+            throw .usage("unknown --cache-mode '\(name)'; modes: \(CacheMode.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        request.cacheMode = mode
+    }
+
+    /// `HIT`, `MISS`, `REVALIDATED` or `STALE` for the final response; `nil` when the cache was
+    /// not involved (a method other than GET and HEAD).
+    static func cacheOutcome(_ response: HTTPResponse) -> String? {
+        response.cacheOutcome?.rawValue
+    }
+}

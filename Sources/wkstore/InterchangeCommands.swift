@@ -1,0 +1,273 @@
+import Foundation
+import WebsiteData
+
+/// `wkstore import` and `wkstore export`: cookies (and, in storage-state files, web storage)
+/// in and out of the files curl, wget, yt-dlp and Playwright use.
+enum InterchangeCommands {
+    /// `wkstore import`.
+    static let importSpec = CommandSpec(
+        path: ["import"],
+        summary: "import a cookies.txt or a Playwright storage state (cookies and web storage) into the store",
+        usage: ["import FILE [--format netscape|storage-state]"],
+        details: """
+            Imports the cookies of FILE (- for standard input): a Netscape cookies.txt as curl \
+            -c, wget and yt-dlp write it, or a Playwright storageState JSON. The format is detected \
+            when --format is not given ('{' first means storage-state). Every cookie meets the rules \
+            a Set-Cookie from its own domain over HTTPS would (no supercookies on public suffixes, \
+            prefixes, sizes, the 400-day cap). \(storageStateImportNote)
+
+            The import is all or nothing: the first malformed line or refused cookie stops it, \
+            exits 1 naming the line ("line 3: cookie 'super' refused: its Domain is a public \
+            suffix"), and leaves the store exactly as it was. An import holds the store's write \
+            lock from start to end, so standard input is first copied to a temporary file.
+
+            Prints what was read and imported; when the store's limits evicted cookies, it names \
+            the settings to raise (cookies.max-total, cookies.max-per-site).
+
+            Examples:
+              wkstore import cookies.txt
+              curl -s -c - https://example.com/ -o /dev/null | wkstore import -
+            """,
+        options: [
+            .value("format", "FORMAT", "netscape or storage-state (default: detected)"),
+            .value("session-storage", "NAMESPACE", "not available in the command line: sessionStorage lives in the memory of the process using it"),
+        ],
+        positionalCount: 1...1, positionalName: "a file (or - for standard input)",
+        run: runImport)
+
+    /// `wkstore export`.
+    static let exportSpec = CommandSpec(
+        path: ["export"],
+        summary: "export cookies (and web storage) as a cookies.txt or a Playwright storage state",
+        usage: ["export [--format netscape|storage-state] [--site SITE]... [--indexeddb] [-o FILE]"],
+        details: """
+            Writes the store's cookies (those of the given sites only, with --site) oldest first, \
+            so that an import keeps their order, to standard output or, with -o, to FILE (made \
+            0600, and replaced only once complete). netscape (the default) is curl's \
+            cookies.txt; storage-state is Playwright's storageState JSON, which also keeps \
+            SameSite and partitioned cookies. \(storageStateExportNote)
+
+            cookies.txt has no place for a partitioned cookie or a tab in a value: such cookies \
+            are left out and named on standard error. With -o, a summary goes to standard output \
+            (--json: as JSON).
+
+            Examples:
+              wkstore export > cookies.txt && curl -b cookies.txt https://example.com/
+              wkstore export --format storage-state --site example.com -o state.json
+            """,
+        options: [
+            .value("format", "FORMAT", "netscape (default) or storage-state"),
+            .value("site", "SITE", repeatable: true, "only this site's data (display name); may be repeated"),
+            .flag("indexeddb", "storage-state only: include each origin's IndexedDB databases"),
+            .value("session-storage", "NAMESPACE", "not available in the command line: sessionStorage lives in the memory of the process using it"),
+            OptionSpec.value("output", "FILE", "write to FILE instead of standard output").alias("o"),
+        ],
+        positionalCount: 0...0, positionalName: "no arguments",
+        run: runExport)
+
+    /// What an import of a storage state takes besides cookies, for the help.
+    static let storageStateImportNote = """
+        A storage state's origins bring each origin's localStorage (a key the file has takes its \
+        value, other keys stay) and IndexedDB databases (each replaces the origin's database of \
+        the same name); the whole file is checked before anything is written. Its sessionStorage \
+        (a member wkstore's library writes) is left out and counted: sessionStorage lives in the \
+        memory of the process that uses it.
+        """
+    /// What an export to a storage state holds besides cookies, for the help.
+    static let storageStateExportNote = """
+        Its origins list has each origin's localStorage and, with --indexeddb, its IndexedDB \
+        databases, as Playwright's context.storageState({ indexedDB: true }) writes them.
+        """
+
+    /// Why `--session-storage` is refused.
+    static let sessionStorageRefusal = """
+        --session-storage is not available in the command line: sessionStorage lives in the memory of \
+        the process that uses it and ends with it, so no other process can read or fill it; a program \
+        holding the store open moves it with the library (see Docs/cli.md)
+        """
+
+    static func runImport(_ invocation: Invocation) async throws {
+        if invocation.arguments.value("session-storage") != nil { throw CLIError.usage(sessionStorageRefusal) }
+        let format = try formatOption(invocation.arguments.value("format"))
+        let path = invocation.arguments.positionals[0]
+        let file: URL
+        var spooled: URL?
+        if path == "-" {
+            let copy = try spoolStandardInput()
+            spooled = copy
+            file = copy
+        } else {
+            guard FileManager.default.isReadableFile(atPath: path) else {
+                throw CLIError.failure("cannot read \(path): no such file, or not readable")
+            }
+            file = URL(fileURLWithPath: path)
+        }
+        defer { if let spooled { try? FileManager.default.removeItem(at: spooled) } }
+
+        let chosen = try format ?? CookieInterchange.detectFormat(of: file)
+        let store = try invocation.openStore(for: .write)
+        let cookies: CookieImportSummary
+        var state: StorageStateImportSummary?
+        let message: String
+        if chosen == .storageState {
+            let summary = try StorageStateInterchange.importStorageState(from: file, into: store)
+            cookies = summary.cookies
+            state = summary
+            message = importDescription(summary)
+        } else {
+            cookies = try CookieInterchange.importCookies(from: file, format: chosen, into: store.httpCookieStore)
+            message = cookies.description
+        }
+        let output = invocation.output
+        guard output.json else {
+            output.line(message)
+            return
+        }
+        var members: [(String, JSONValue)] = [
+            ("file", .string(path)),
+            ("format", .string(chosen.rawValue)),
+            ("read", .int(Int64(cookies.read))),
+            ("imported", .int(Int64(cookies.imported))),
+            ("expired", .int(Int64(cookies.expired))),
+            ("evicted", .int(Int64(cookies.evicted))),
+        ]
+        if let state {
+            members += [
+                ("origins", .int(Int64(state.origins))),
+                ("localStorageItems", .int(Int64(state.localStorageItems))),
+                ("indexedDBDatabases", .int(Int64(state.indexedDBDatabases))),
+                ("indexedDBRecords", .int(Int64(state.indexedDBRecords))),
+                ("ignoredSessionStorageItems", .int(Int64(state.ignoredSessionStorageItems))),
+            ]
+        }
+        members.append(("message", .string(message)))
+        output.write(.object(members))
+    }
+
+    /// `read 4 cookies: imported 4; 2 origins: 5 localStorage items, 1 IndexedDB database with 12 records`,
+    /// and the sessionStorage items left out, with why (a command cannot keep them).
+    static func importDescription(_ summary: StorageStateImportSummary) -> String {
+        var text = summary.cookies.description + "; " + Format.count(summary.origins, "origin")
+        var parts: [String] = []
+        if summary.localStorageItems > 0 { parts.append(Format.count(summary.localStorageItems, "localStorage item")) }
+        if summary.indexedDBDatabases > 0 {
+            parts.append(Format.count(summary.indexedDBDatabases, "IndexedDB database") + " with "
+                         + Format.count(summary.indexedDBRecords, "record"))
+        }
+        if summary.ignoredSessionStorageItems > 0 {
+            parts.append("left out " + Format.count(summary.ignoredSessionStorageItems, "sessionStorage item")
+                         + " (sessionStorage lives in the memory of the program using it; import it with the library)")
+        }
+        if !parts.isEmpty { text += ": " + parts.joined(separator: ", ") }
+        return text
+    }
+
+    static func runExport(_ invocation: Invocation) async throws {
+        let arguments = invocation.arguments
+        if arguments.value("session-storage") != nil { throw CLIError.usage(sessionStorageRefusal) }
+        let format = try formatOption(arguments.value("format")) ?? .netscape
+        let sites = try ClearCommand.siteFilter(arguments.all("site"))
+        let includeIndexedDB = arguments.has("indexeddb")
+        if includeIndexedDB && format != .storageState { throw CLIError.usage("--indexeddb needs --format storage-state") }
+        let destination = arguments.value("output").flatMap { $0 == "-" ? nil : $0 }
+        let output = invocation.output
+        if output.json && destination == nil {
+            throw CLIError.usage("--json needs -o FILE: without it, standard output carries the exported file")
+        }
+        let store = try invocation.openStore(for: .read)
+        if format == .storageState {
+            let summary: StorageStateExportSummary
+            if let destination {
+                summary = try StorageStateInterchange.exportStorageState(from: store, sites: sites, includeIndexedDB: includeIndexedDB,
+                                                                         to: URL(fileURLWithPath: destination))
+            } else {
+                Output.flush()
+                summary = try StorageStateInterchange.exportStorageState(from: store, sites: sites, includeIndexedDB: includeIndexedDB,
+                                                                         to: FileHandle.standardOutput, named: "-")
+            }
+            guard let destination else { return }
+            if output.json {
+                output.write(.object([
+                    ("file", .string(destination)),
+                    ("format", .string(format.rawValue)),
+                    ("written", .int(Int64(summary.cookies))),
+                    ("skipped", .array([])),
+                    ("origins", .int(Int64(summary.origins))),
+                    ("localStorageItems", .int(Int64(summary.localStorageItems))),
+                    ("indexedDBDatabases", .int(Int64(summary.indexedDBDatabases))),
+                    ("indexedDBRecords", .int(Int64(summary.indexedDBRecords))),
+                    ("message", .string(summary.description)),
+                ]))
+            } else {
+                output.line(summary.description + " to " + destination)
+            }
+            return
+        }
+        let siteList = sites.map { $0.sorted() }
+        let summary: CookieExportSummary
+        if let destination {
+            summary = try CookieInterchange.exportCookies(from: store.httpCookieStore, sites: siteList, format: format,
+                                                          to: URL(fileURLWithPath: destination))
+        } else {
+            Output.flush()
+            summary = try CookieInterchange.exportCookies(from: store.httpCookieStore, sites: siteList, format: format,
+                                                          to: FileHandle.standardOutput, named: "-")
+        }
+        for skip in summary.skipped { Output.message(skipMessage(skip)) }
+        guard let destination else { return }
+        if output.json {
+            output.write(.object([
+                ("file", .string(destination)),
+                ("format", .string(format.rawValue)),
+                ("written", .int(Int64(summary.written))),
+                ("skipped", .array(summary.skipped.map { skip in
+                    .object([("name", .string(skip.cookie.name)), ("domain", .string(DataFormat.playwrightDomain(skip.cookie))),
+                             ("path", .string(skip.cookie.path)), ("reason", .string(skip.reason.rawValue))])
+                })),
+                ("message", .string(summary.description)),
+            ]))
+        } else {
+            // `wrote 3 cookies to FILE; left out 1 partitioned (…)`.
+            let written = "wrote " + Format.count(summary.written, "cookie")
+            let text = summary.description
+            output.line(text.hasPrefix(written) ? written + " to " + destination + text.dropFirst(written.count)
+                                                : text + " to " + destination)
+        }
+    }
+
+    /// `left out cookie 'chip' (.example.org/): partitioned, which cookies.txt cannot hold`.
+    static func skipMessage(_ skip: CookieExportSkip) -> String {
+        let why = skip.reason == .partitioned ? "partitioned, which the format cannot hold (use --format storage-state)"
+                                              : "a tab or line break, which the format cannot hold"
+        return "left out cookie '\(skip.cookie.name)' (\(DataFormat.playwrightDomain(skip.cookie))\(skip.cookie.path)): \(why)"
+    }
+
+    /// `--format`, or `nil` when not given.
+    static func formatOption(_ text: String?) throws(CLIError) -> CookieFileFormat? {
+        guard let text else { return nil }
+        guard let format = CookieFileFormat(rawValue: text) else {
+            throw .usage("unknown --format '\(text)'; formats: \(CookieFileFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return format
+    }
+
+    /// Copies standard input to a new owner-only temporary file, so that the import that reads
+    /// it holds the store's write lock only as long as reading a file takes.
+    static func spoolStandardInput() throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-import-\(UUID().uuidString.lowercased())")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+            throw CLIError.failure("cannot create a temporary file in \(FileManager.default.temporaryDirectory.path) for standard input")
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: file)
+            defer { try? handle.close() }
+            while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 16), !chunk.isEmpty {
+                try handle.write(contentsOf: chunk)
+            }
+        } catch {
+            try? FileManager.default.removeItem(at: file)
+            throw CLIError.failure("cannot copy standard input to \(file.path): \((error as NSError).localizedDescription)")
+        }
+        return file
+    }
+}
