@@ -106,6 +106,16 @@ extension HTTPClient {
                 throw HTTPClientError(.cannotWriteBody, "cannot read the body file \(file.path): \(error.localizedDescription)", url: url)
             }
         }
+        if !BodyFiles.isRegularOrAbsent(destination) {
+            // A device, pipe or link (`/dev/null`, a FIFO): write through it, never replace it.
+            defer { exchange.discardBodyFile() }
+            do {
+                try BodyFiles.copy(file, into: destination)
+            } catch {
+                throw HTTPClientError(.cannotWriteBody, "cannot write \(destination.path): \(error.localizedDescription)", url: url)
+            }
+            return (Data(), destination)
+        }
         if rename(file.path, destination.path) != 0 {
             let failure = errno
             do {
@@ -172,6 +182,33 @@ final class CacheExchangeState: Sendable {
         state.withLock { s in
             s.returned = true
             return s
+        }
+    }
+}
+
+/// What the client may do with a destination path.
+enum BodyFiles {
+    /// Whether `url` names a regular file (not following a final symbolic link).
+    static func isRegularFile(_ url: URL) -> Bool {
+        var info = stat()
+        return lstat(url.path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Whether `url` names a regular file or nothing: only then may it be replaced by a rename.
+    static func isRegularOrAbsent(_ url: URL) -> Bool {
+        var info = stat()
+        guard lstat(url.path, &info) == 0 else { return errno == ENOENT }
+        return (info.st_mode & S_IFMT) == S_IFREG
+    }
+
+    /// Streams a file's bytes into an existing destination, opened for writing as it is.
+    static func copy(_ source: URL, into destination: URL) throws {
+        let input = try FileHandle(forReadingFrom: source)
+        defer { try? input.close() }
+        let output = try FileHandle(forWritingTo: destination)
+        defer { try? output.close() }
+        while let chunk = try input.read(upToCount: 1 << 20), !chunk.isEmpty {
+            try output.write(contentsOf: chunk)
         }
     }
 }

@@ -373,6 +373,25 @@ struct CacheTests {
         #expect(try Data(contentsOf: request.destination!) == first.body)
     }
 
+    @Test func aDestinationThatIsALinkIsWrittenThroughNotReplaced() async throws {
+        let f = try CacheFixture()
+        let store = try f.openStore()
+        let client = try f.client(store)
+        let size = 3_000_000
+        let url = f.url("through-link", headers: ["Cache-Control: max-age=3600"], "n=\(size)")
+        let target = f.directory.url.appendingPathComponent("target.bin")
+        let link = f.directory.url.appendingPathComponent("link.bin")
+        try Data().write(to: target)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        for _ in 0..<2 { // a miss (spilled to a file), then a hit (the stored body file)
+            var request = HTTPRequest(url: url)
+            request.destination = link
+            _ = try await client.send(request)
+            #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link.path) == target.path)
+            #expect(try Data(contentsOf: target) == patternBytes(size))
+        }
+    }
+
     @Test func aReopenedStoreServesWhatAnotherClientStored() async throws {
         let f = try CacheFixture()
         let url = f.url("persist", headers: ["Cache-Control: max-age=3600"])

@@ -389,7 +389,9 @@ final class CurlTransfer {
 
     private func removePartialFile() {
         guard let bodyFile else { return }
-        try? FileManager.default.removeItem(at: bodyFile)
+        // Only a regular file is ours to remove: a destination may be a device or a pipe
+        // (`-o /dev/null`), which must never be unlinked.
+        if BodyFiles.isRegularFile(bodyFile) { try? FileManager.default.removeItem(at: bodyFile) }
         self.bodyFile = nil
     }
 
