@@ -5,7 +5,30 @@ import WebsiteData
 enum CacheCommands {
     /// The group.
     static let group = CommandGroup(name: "cache", summary: "look into the store's HTTP cache",
-                                    commands: [show, size])
+                                    commands: [list, show, size])
+
+    /// `wkstore cache list`.
+    static let list = CommandSpec(
+        path: ["cache", "list"],
+        summary: "list the cached responses: URL, method, status, size, when stored, freshness left",
+        usage: ["cache list [--site SITE]..."],
+        details: """
+            Lists the responses the store's disk cache holds, one a line: URL, method, status, \
+            size (URL, header fields and body, as counted against cache.max-size), when it was \
+            stored or last revalidated, and how long it stays fresh ('fresh for N s') or how long \
+            ago it went stale ('stale by N s'); then, when there is one, the top-level site it was \
+            cached under (when not the URL's own) and the request field values it varies on. \
+            Listing is not a use: no entry moves in the eviction order. With --json, an array of \
+            objects with every field of the entry. 'wkstore cache show URL' explains one entry.
+
+            Example:
+              wkstore cache list --site example.com
+            """,
+        options: [
+            .value("site", "SITE", repeatable: true, "only the entries of this site (display name); may be repeated"),
+        ],
+        positionalCount: 0...0, positionalName: "no arguments",
+        run: runList)
 
     /// `wkstore cache show`.
     static let show = CommandSpec(
@@ -14,7 +37,7 @@ enum CacheCommands {
         usage: ["cache show URL [--top-level-site URL] [-H 'NAME: VALUE']..."],
         details: """
             Looks URL up in the store's disk cache as a GET request would (never asking the \
-            server: Fetch's only-if-cached mode) and shows the stored response: status, header \
+            server) and shows the stored response: status, header \
             fields (with its current Age), body size, its age, how long it stays fresh and why \
             (max-age, Expires, or the heuristic over Last-Modified), what a request made now \
             would get (HIT, a revalidation, or STALE), and the validators a revalidation sends. \
@@ -23,7 +46,7 @@ enum CacheCommands {
             Entries are partitioned by the top-level site of the page that made the request: \
             give --top-level-site for a subresource cached under another page. A response with \
             Vary is stored per value of the fields it names: give them with -H. Looking an entry \
-            up counts as a use of it (it moves to the back of the eviction order).
+            up is not a use of it: its place in the eviction order does not change.
 
             Example:
               wkstore fetch https://www.example.com/app.js --quiet -o /dev/null
@@ -51,8 +74,18 @@ enum CacheCommands {
         options: [], positionalCount: 0...0, positionalName: "no arguments",
         run: runSize)
 
-    /// The origin closure of a lookup: `only-if-cached` never calls it.
-    private struct NotAsked: Error {}
+    static func runList(_ invocation: Invocation) async throws {
+        let sites = try ClearCommand.siteFilter(invocation.arguments.all("site"))
+        let store = try invocation.openStore(for: .read)
+        let entries = try store.httpCache.entries(sites: sites)
+        let now = Date()
+        let output = invocation.output
+        if output.json {
+            output.write(.array(entries.map { CacheListing(entry: $0, at: now).json }))
+        } else {
+            output.lines(Format.table(entries.map { CacheListing(entry: $0, at: now).cells }))
+        }
+    }
 
     static func runShow(_ invocation: Invocation) async throws {
         let arguments = invocation.arguments
@@ -63,17 +96,16 @@ enum CacheCommands {
         let fields = try arguments.all("header").map(FetchCommand.headerField)
         let request = CacheRequest(url: url, headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
         let store = try invocation.openStore(for: .read)
-        let response = try await store.httpCache.send(request, mode: .onlyIfCached, topLevelSite: topLevelSite) { _ in
-            throw NotAsked()
-        }
-        if case .file(let file) = response.body { try? FileManager.default.removeItem(at: file) }
-        guard !response.isSynthesized else {
+        // The variant a lookup would choose: the most recently received of those matching.
+        let stored = try store.httpCache.entries(for: url).filter { $0.matches(request, topLevelSite: topLevelSite) }
+            .max { $0.policy.responseTime < $1.policy.responseTime }
+        guard let stored else {
             var message = "\(url.absoluteString) is not in the cache"
             if let topLevelSite { message += " of \(topLevelSite.absoluteString)" }
             throw CLIError.failure(message)
         }
         let now = Date()
-        let entry = CacheEntryReport(request: request, response: response, at: now)
+        let entry = CacheEntryReport(request: request, entry: stored, at: now)
         let output = invocation.output
         if output.json {
             output.write(entry.json)
@@ -137,38 +169,106 @@ enum CacheCommands {
     }
 }
 
-/// A stored response as `cache show` explains it.
-///
-/// The cache hands back the stored header fields with a current `Age`; a policy made from them,
-/// received now, has the stored response's freshness lifetime and (to the second) its age, so
-/// `CachePolicy` answers how long it stays fresh and what a request would get.
-struct CacheEntryReport {
-    let request: CacheRequest
-    let response: CachedResponse
+/// A stored entry's freshness in whole seconds, as `cache list` and `cache show` print it.
+struct CacheFreshness {
     let policy: CachePolicy
-    let control: CacheControl
     let now: Date
-
-    init(request: CacheRequest, response: CachedResponse, at now: Date) {
-        self.request = request
-        self.response = response
-        self.now = now
-        policy = CachePolicy(request: request, status: response.status, headers: response.headers,
-                             requestTime: now, responseTime: now)
-        control = CacheControl(headers: response.headers)
-    }
 
     var age: Int { Int(policy.age(at: now).rounded(.down)) }
     var lifetime: Int { Int(policy.freshnessLifetime.rounded(.down)) }
-    var timeToLive: Int { Int(policy.timeToLive(at: now).rounded(.down)) }
+    /// Seconds left, from the whole-second age and lifetime (so that age + left = lifetime).
+    var timeToLive: Int { isFresh ? max(0, lifetime - age) : 0 }
     var isFresh: Bool { !policy.isStale(at: now) }
+    /// `fresh for N s` or `stale by N s`.
+    var text: String { isFresh ? "fresh for \(timeToLive) s" : "stale by \(max(0, age - lifetime)) s" }
+}
+
+/// One line (or JSON object) of `cache list`.
+struct CacheListing {
+    let entry: HTTPCache.StoredEntry
+    let freshness: CacheFreshness
+
+    init(entry: HTTPCache.StoredEntry, at now: Date) {
+        self.entry = entry
+        freshness = CacheFreshness(policy: entry.policy, now: now)
+    }
+
+    /// The top-level site the entry was cached under, when it is not the URL's own.
+    var foreignPartition: String? {
+        entry.matches(CacheRequest(method: "HEAD", url: entry.url, headers: requestFields)) ? nil : entry.partition
+    }
+
+    /// The request fields of the entry's variant.
+    var requestFields: HTTPHeaders {
+        HTTPHeaders(entry.variant.compactMap { field in field.value.map { (field.name, $0) } })
+    }
+
+    var cells: [String] {
+        var extra: [String] = []
+        if let foreignPartition { extra.append("under \(foreignPartition)") }
+        if !entry.variant.isEmpty {
+            extra.append("vary " + entry.variant.map { "\($0.name)=\($0.value ?? "(none)")" }.joined(separator: " "))
+        }
+        return [entry.url.absoluteString, entry.method, String(entry.status), Format.bytes(entry.size),
+                Format.iso8601Seconds(entry.modified), freshness.text, extra.joined(separator: "; ")]
+    }
+
+    var json: JSONValue {
+        .object([
+            ("url", .string(entry.url.absoluteString)),
+            ("method", .string(entry.method)),
+            ("partition", .string(entry.partition)),
+            ("variant", .object(entry.variant.map { ($0.name, JSONValue.optional($0.value)) })),
+            ("site", .string(entry.site)),
+            ("status", .int(Int64(entry.status))),
+            ("bodySize", .int(entry.bodySize)),
+            ("size", .int(entry.size)),
+            ("created", JSONValue.date(entry.created)),
+            ("modified", JSONValue.date(entry.modified)),
+            ("lastAccess", JSONValue.date(entry.lastAccess)),
+            ("age", .int(Int64(freshness.age))),
+            ("freshnessLifetime", .int(Int64(freshness.lifetime))),
+            ("fresh", .bool(freshness.isFresh)),
+            ("timeToLive", .int(Int64(freshness.timeToLive))),
+            ("onDisk", .bool(entry.isOnDisk)),
+            ("inMemory", .bool(entry.isInMemory)),
+        ])
+    }
+}
+
+/// A stored response as `cache show` explains it, from the entry's policy (its stored header
+/// fields and request and response times), read without using the entry.
+struct CacheEntryReport {
+    let request: CacheRequest
+    let entry: HTTPCache.StoredEntry
+    let policy: CachePolicy
+    /// The stored header fields with a current `Age`, as a hit would serve them.
+    let headers: HTTPHeaders
+    let control: CacheControl
+    let now: Date
+    let freshness: CacheFreshness
+
+    init(request: CacheRequest, entry: HTTPCache.StoredEntry, at now: Date) {
+        self.request = request
+        self.entry = entry
+        self.now = now
+        policy = entry.policy
+        headers = policy.responseHeaders(at: now)
+        control = CacheControl(headers: policy.headers)
+        freshness = CacheFreshness(policy: policy, now: now)
+    }
+
+    var age: Int { freshness.age }
+    var lifetime: Int { freshness.lifetime }
+    var timeToLive: Int { freshness.timeToLive }
+    var isFresh: Bool { freshness.isFresh }
 
     /// Where the freshness lifetime comes from.
     var lifetimeSource: String {
         if let maxAge = control.seconds("max-age") {
             return maxAge.value.map { "Cache-Control: max-age=\($0)" } ?? "Cache-Control: max-age that is not a number, so stale"
         }
-        if let expires = response.headers.first(named: "Expires") { return "Expires: \(expires), minus Date" }
+        if let expires = headers.first(named: "Expires") { return "Expires: \(expires), minus Date" }
         if policy.freshnessLifetime > 0 { return "heuristic: a tenth of the time from Last-Modified to Date" }
         return "no max-age, Expires or earlier Last-Modified, so stale from the start"
     }
@@ -196,23 +296,23 @@ struct CacheEntryReport {
         if control.contains("immutable") { notes.append("immutable: not revalidated while fresh, even on reload") }
         if let window = control.seconds("stale-while-revalidate")?.value { notes.append("stale-while-revalidate=\(window): may be served up to \(window) s stale while it is refreshed") }
         if let window = control.seconds("stale-if-error")?.value { notes.append("stale-if-error=\(window): may be served up to \(window) s stale when the server fails") }
-        if response.headers.contains("Vary") { notes.append("Vary: \(response.headers.values(named: "Vary").joined(separator: ", ")): stored per value of those request fields") }
+        if headers.contains("Vary") { notes.append("Vary: \(headers.values(named: "Vary").joined(separator: ", ")): stored per value of those request fields") }
         return notes
     }
 
     /// The validators a revalidation sends.
     var validators: [String] {
         var list: [String] = []
-        if let tag = response.headers.first(named: "ETag") { list.append("ETag \(tag) (If-None-Match)") }
-        if let date = response.headers.first(named: "Last-Modified") { list.append("Last-Modified \(date) (If-Modified-Since)") }
+        if let tag = headers.first(named: "ETag") { list.append("ETag \(tag) (If-None-Match)") }
+        if let date = headers.first(named: "Last-Modified") { list.append("Last-Modified \(date) (If-Modified-Since)") }
         return list
     }
 
     var lines: [String] {
         var rows: [[String]] = [
             ["url", request.url.absoluteString],
-            ["status", String(response.status)],
-            ["body", Format.count(Int(response.body.byteCount), "byte")],
+            ["status", String(entry.status)],
+            ["body", Format.count(Int(entry.bodySize), "byte")],
             ["age", "\(age) s"],
             ["lifetime", "\(lifetime) s (\(lifetimeSource))"],
             ["freshness", isFresh ? "fresh for \(timeToLive) s more" : "stale by \(age - lifetime) s"],
@@ -222,15 +322,15 @@ struct CacheEntryReport {
         for note in notes { rows.append(["note", note]) }
         var text = Format.table(rows)
         text.append("")
-        text += response.headers.map { "\($0.name): \($0.value)" }
+        text += headers.map { "\($0.name): \($0.value)" }
         return text
     }
 
     var json: JSONValue {
         .object([
             ("url", .string(request.url.absoluteString)),
-            ("status", .int(Int64(response.status))),
-            ("bodySize", .int(response.body.byteCount)),
+            ("status", .int(Int64(entry.status))),
+            ("bodySize", .int(entry.bodySize)),
             ("age", .int(Int64(age))),
             ("freshnessLifetime", .int(Int64(lifetime))),
             ("freshnessSource", .string(lifetimeSource)),
@@ -240,7 +340,7 @@ struct CacheEntryReport {
             ("why", .string(verdict.why)),
             ("validators", .array(validators.map(JSONValue.string))),
             ("notes", .array(notes.map(JSONValue.string))),
-            ("headers", .array(response.headers.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })),
+            ("headers", .array(headers.map { .object([("name", .string($0.name)), ("value", .string($0.value))]) })),
         ])
     }
 }

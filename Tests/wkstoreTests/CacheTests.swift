@@ -41,6 +41,68 @@ import Testing
         #expect(try server.requests().count == 1)
     }
 
+    @Test func listShowsEveryEntryWithoutUsingIt() throws {
+        let sandbox = try Sandbox()
+        let server = try LoopbackServer(in: sandbox.root)
+        let resolve = server.resolve(["www.example.test", "other.example.net"])
+        let fresh = server.base("www.example.test") + "/cacheable"
+        let stale = server.base("other.example.net") + "/r?header=\(q("Cache-Control: max-age=0"))&header=\(q("ETag: \"e1\""))"
+        #expect(try sandbox.succeed(["cache", "list"]).stdout.isEmpty)
+        try sandbox.succeed(["fetch", fresh, "-s", "-o", "/dev/null"] + resolve)
+        try sandbox.succeed(["fetch", stale, "-s", "-o", "/dev/null"] + resolve)
+
+        let json = try sandbox.succeed(["cache", "list", "--json"]).objects()
+        #expect(json.map { $0["url"] as? String } == [stale, fresh], "\(json)")
+        #expect(json.map { $0["site"] as? String } == ["example.net", "example.test"])
+        let first = json[1]
+        #expect(first["method"] as? String == "GET")
+        #expect(first["status"] as? Int == 200)
+        #expect(first["partition"] as? String == "http://example.test")
+        #expect((first["variant"] as? [String: Any])?.isEmpty == true)
+        #expect(first["bodySize"] as? Int == "cacheable body, served 1 times by the server\n".utf8.count)
+        #expect(first["fresh"] as? Bool == true)
+        #expect(first["freshnessLifetime"] as? Int == 3600)
+        let age = try #require(first["age"] as? Int)
+        #expect(age + (first["timeToLive"] as? Int ?? -1) == 3600)
+        #expect(first["onDisk"] as? Bool == true)
+        #expect(first["inMemory"] as? Bool == false)
+        let size = try #require(first["size"] as? Int)
+        #expect(size > first["bodySize"] as? Int ?? .max)
+        #expect(json[0]["fresh"] as? Bool == false)
+        #expect(json[0]["timeToLive"] as? Int == 0)
+        let created = try #require(first["created"] as? String)
+        #expect(first["modified"] as? String == created)
+        #expect(first["lastAccess"] as? String == created)
+
+        // The sizes add up to what the disk cache holds.
+        let disk = try #require(try sandbox.succeed(["cache", "size", "--json"]).object()["disk"] as? [String: Any])
+        #expect(disk["bytes"] as? Int == json.compactMap { $0["size"] as? Int }.reduce(0, +))
+
+        let lines = try sandbox.succeed(["cache", "list"]).lines
+        #expect(lines.count == 2, "\(lines)")
+        let cells = lines.map { $0.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        #expect(cells[0].prefix(3) == [stale, "GET", "200"], "\(lines)")
+        #expect(cells[0].last?.hasPrefix("stale by ") == true && cells[0].last?.hasSuffix(" s") == true)
+        #expect(cells[1].prefix(3) == [fresh, "GET", "200"])
+        #expect(cells[1].last?.hasPrefix("fresh for ") == true)
+        #expect(cells[1].contains(String(created.prefix(19)) + "Z"))
+        #expect(cells[1].contains("\(size) B"))
+
+        // --site filters by display name.
+        let only = try sandbox.succeed(["cache", "list", "--site", "example.test", "--json"]).objects()
+        #expect(only.map { $0["url"] as? String } == [fresh])
+        #expect(try sandbox.succeed(["cache", "list", "--site", "example.test", "--site", "example.net"]).lines.count == 2)
+        #expect(try sandbox.succeed(["cache", "list", "--site", "nothing.example"]).stdout.isEmpty)
+        #expect(try sandbox.succeed(["cache", "list", "--site", "nothing.example", "--json"]).objects().isEmpty)
+
+        // Neither listing nor showing is a use; neither asks the server.
+        try sandbox.succeed(["cache", "show", fresh])
+        try sandbox.succeed(["cache", "show", stale, "--json"])
+        let after = try sandbox.succeed(["cache", "list", "--json"]).objects()
+        #expect(after.map { $0["lastAccess"] as? String } == json.map { $0["lastAccess"] as? String })
+        #expect(try server.requests().count == 2)
+    }
+
     @Test func sizeShowsUsageAgainstTheLimits() throws {
         let sandbox = try Sandbox()
         let empty = try sandbox.succeed(["cache", "size", "--json"]).object()

@@ -85,6 +85,63 @@ final class HTTPDiskCache: Sendable {
         }
     }
 
+    /// One row as a listing shows it: everything but the body's bytes.
+    struct Row: Sendable {
+        var id: Int64
+        var key: CacheEntryKey
+        var site: String
+        var policy: CachePolicy
+        var bodySize: Int64
+        var bodyFile: String?
+        var size: Int64
+        var created: Date
+        var modified: Date
+        var lastAccess: Date
+    }
+
+    /// The stored entries without their bodies, for listing: reading them is not a use (no
+    /// last-access time changes). A use by this process not yet persisted counts in `lastAccess`.
+    ///
+    /// - Parameters:
+    ///   - url: only the entries of this URL (any partition, method or variant), or `nil` for all.
+    ///   - sites: only the entries of these sites, or `nil` for all.
+    ///   - options: the options of the rebuilt policies.
+    func rows(url: String? = nil, sites: Set<String>? = nil, options: CachePolicy.Options) throws -> [Row] {
+        guard isEnabled else { return [] }
+        var conditions: [String] = []
+        var values: [DatabaseValue] = []
+        if let url {
+            conditions.append("url = ?")
+            values.append(.text(url))
+        }
+        if let sites {
+            guard !sites.isEmpty else { return [] }
+            conditions.append("site IN (" + sites.map { _ in "?" }.joined(separator: ", ") + ")")
+            values += sites.sorted().map { .text($0) }
+        }
+        let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
+        let pending = touched.withLock { $0 }
+        let sql = "SELECT id, partition_key, method, url, variant, site, status, headers, request_time, response_time, "
+            + "body_file, body_size, size, created, modified, last_access FROM http_cache" + whereClause
+            + " ORDER BY site, url, partition_key, method, variant"
+        return try database.read { db in
+            try db.rows(sql, values) { row in
+                let id = row.int(0)
+                let key = CacheEntryKey(partition: row.string(1), method: row.string(2), url: row.string(3), variant: row.string(4))
+                let policy = CachePolicy(method: key.method, url: URL(string: key.url) ?? URL(fileURLWithPath: "/"),
+                                         status: Int(row.int(6)), headers: HTTPHeaders(serialized: row.string(7)),
+                                         requestTime: Date(timeIntervalSince1970: row.double(8)),
+                                         responseTime: Date(timeIntervalSince1970: row.double(9)),
+                                         variantKey: key.variant, options: options)
+                return Row(id: id, key: key, site: row.string(5), policy: policy, bodySize: row.int(11),
+                           bodyFile: row.optionalString(10), size: row.int(12),
+                           created: Date(timeIntervalSince1970: row.double(13)),
+                           modified: Date(timeIntervalSince1970: row.double(14)),
+                           lastAccess: Date(timeIntervalSince1970: max(row.double(15), pending[id] ?? 0)))
+            }
+        }
+    }
+
     /// Marks an entry used now (persisted with the next write).
     func touch(_ id: Int64) {
         let now = clock().timeIntervalSince1970

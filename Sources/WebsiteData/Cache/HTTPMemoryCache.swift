@@ -31,6 +31,10 @@ final class HTTPMemoryCache: Sendable {
         var size: Int64
         /// Whether the entry is a copy of a disk-cache entry (dropped when another process changes the disk cache).
         var mirrorsDisk: Bool
+        /// When the entry was first stored here (kept when a refreshed copy replaces it).
+        var created: Date
+        /// When the entry was last stored or used.
+        var lastAccess: Date
     }
 
     struct BackgroundWork {
@@ -61,18 +65,40 @@ final class HTTPMemoryCache: Sendable {
 
     /// Marks an entry used now.
     func touch(_ key: CacheEntryKey) {
-        state.withLock { s in if s.entries[key] != nil { s.order.touch(key) } }
+        let now = clock()
+        state.withLock { s in
+            guard s.entries[key] != nil else { return }
+            s.order.touch(key)
+            s.entries[key]?.lastAccess = now
+        }
+    }
+
+    /// A snapshot of the entries held, for listing: neither their order of use nor their
+    /// last-access times change. Other processes' removals are applied first.
+    ///
+    /// - Parameters:
+    ///   - url: only the entries of this URL (any partition, method or variant), or `nil` for all.
+    ///   - sites: only the entries of these sites, or `nil` for all.
+    func snapshot(url: String? = nil, sites: Set<String>? = nil) -> [Item] {
+        state.withLock { s in
+            refresh(&s)
+            return s.entries.values.filter { item in
+                (url.map { item.entry.key.url == $0 } ?? true) && (sites.map { $0.contains(item.entry.site) } ?? true)
+            }
+        }
     }
 
     /// Stores (or replaces) an entry whose body is in memory, evicting least recently used ones to stay within `limit`.
     func store(_ entry: CacheEntry, mirrorsDisk: Bool, limit: Int64) {
         let size = entry.size
+        let now = clock()
         state.withLock { s in
             refresh(&s)
+            let created = s.entries[entry.key]?.created ?? now
             for key in s.variants[entry.key.resource] ?? [] where entry.key.supersedes(variant: key.variant) { remove(key, &s) }
             // One entry may take at most an eighth of the cache, so that it cannot empty it.
             guard case .inline = entry.body, limit > 0, size <= limit / 8 else { return }
-            s.entries[entry.key] = Item(entry: entry, size: size, mirrorsDisk: mirrorsDisk)
+            s.entries[entry.key] = Item(entry: entry, size: size, mirrorsDisk: mirrorsDisk, created: created, lastAccess: now)
             s.variants[entry.key.resource, default: []].insert(entry.key)
             s.order.touch(entry.key)
             s.bytes += size
