@@ -121,7 +121,7 @@ enum CanonicalCookie {
         cookie.domain = ascii
         if cookie.name.utf8.count + cookie.value.utf8.count > CookieRules.maxNameValueBytes
             || (cookie.name.isEmpty && cookie.value.isEmpty)
-            || cookie.domain.isEmpty
+            || cookie.domain.isEmpty || !isHostName(cookie.domain)
             || containsControl(cookie.name) || containsControl(cookie.value)
             || cookie.name.contains(";") || cookie.name.contains("=") || cookie.value.contains(";")
             || cookie.path.utf8.count > CookieRules.maxAttributeValueBytes
@@ -154,10 +154,26 @@ enum CanonicalCookie {
     @inline(__always)
     static func domainMatches(_ host: String, _ domain: String) -> Bool {
         if host == domain { return true }
-        let h = host.utf8, d = domain.utf8
-        guard h.count > d.count, host.hasSuffix(domain) else { return false }
-        let dot = h.index(h.endIndex, offsetBy: -d.count - 1)
-        return h[dot] == UInt8(ascii: ".") && !Site.isIPAddress(host)
+        // Compared as bytes: Foundation's `hasSuffix` goes through NSString and costs microseconds.
+        let hostCount = host.utf8.count, domainCount = domain.utf8.count
+        guard hostCount > domainCount else { return false }
+        let h = host.utf8
+        return h[h.index(h.startIndex, offsetBy: hostCount - domainCount - 1)] == UInt8(ascii: ".")
+            && bytes(of: host, at: hostCount - domainCount, equal: domain) && !Site.isIPAddress(host)
+    }
+
+    /// Whether the UTF-8 bytes of `string` from `offset` on start with those of `other` (the
+    /// caller has checked that `string` is long enough); `memcmp` when both are contiguous.
+    @inline(__always)
+    private static func bytes(of string: String, at offset: Int, equal other: String) -> Bool {
+        let fast = string.utf8.withContiguousStorageIfAvailable { s in
+            other.utf8.withContiguousStorageIfAvailable { o in
+                o.isEmpty || memcmp(s.baseAddress! + offset, o.baseAddress!, o.count) == 0
+            }
+        }
+        if let fast = fast ?? nil { return fast }
+        let s = string.utf8
+        return s[s.index(s.startIndex, offsetBy: offset)...].starts(with: other.utf8)
     }
 
     /// 5.1.4: the default path of a request path.
@@ -170,16 +186,30 @@ enum CanonicalCookie {
     @inline(__always)
     static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
         if requestPath == cookiePath { return true }
-        guard requestPath.hasPrefix(cookiePath) else { return false }
-        if cookiePath.hasSuffix("/") { return true }
+        let requestCount = requestPath.utf8.count, cookieCount = cookiePath.utf8.count
+        guard requestCount > cookieCount, bytes(of: requestPath, at: 0, equal: cookiePath) else { return false }
+        if cookiePath.utf8.last == UInt8(ascii: "/") { return true }
         let r = requestPath.utf8
-        return r[r.index(r.startIndex, offsetBy: cookiePath.utf8.count)] == UInt8(ascii: "/")
+        return r[r.index(r.startIndex, offsetBy: cookieCount)] == UInt8(ascii: "/")
     }
 
     private static func hasPrefix(_ string: String, _ lowerPrefix: String) -> Bool {
         let s = string.utf8, p = lowerPrefix.utf8
         guard s.count >= p.count else { return false }
         return zip(s, p).allSatisfy { a, b in (a | 0x20) == b || a == b }
+    }
+
+    /// Whether a cookie's domain could be a URL's host: none of the WHATWG URL standard's
+    /// forbidden domain code points (controls, space, `#`, `%`, `/`, `<`, `>`, `?`, `@`, `[`,
+    /// `\`, `]`, `^`, `|`, DEL), `:` allowed for IPv6. A cookie given whole (an import,
+    /// `setCookie`) is checked as if its domain had set it, so it needs a domain that can.
+    private static func isHostName(_ domain: String) -> Bool {
+        !domain.utf8.contains { byte in
+            byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "/")
+                || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "@")
+                || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "^")
+                || byte == UInt8(ascii: "|")
+        }
     }
 
     private static func containsControl(_ string: String) -> Bool {

@@ -55,13 +55,15 @@ struct CookieJar {
                          evict: Bool = true) -> Result<Insertion, CookieRejection> {
         var cookie = new
         let site = cookie.site
-        var bucket = sites[site] ?? []
+        // Taken out of the dictionary so that changing it does not copy it (put back below).
+        var bucket = sites.removeValue(forKey: site) ?? []
 
         // Step 14: an insecure origin may not set a cookie that would shadow a Secure one.
         if !cookie.isSecure && !fromSecureOrigin {
             for old in bucket where old.isSecure && old.name == cookie.name
                 && (CanonicalCookie.domainMatches(old.domain, cookie.domain) || CanonicalCookie.domainMatches(cookie.domain, old.domain))
                 && CanonicalCookie.pathMatches(cookie.path, old.path) && !old.isExpired(at: now) {
+                sites[site] = bucket.isEmpty ? nil : bucket
                 return .failure(CookieRejection(.wouldOverwriteSecure, name: cookie.name))
             }
         }
@@ -72,6 +74,7 @@ struct CookieJar {
             let old = bucket[index]
             // Step 22: script may not overwrite an HttpOnly cookie.
             if old.isHTTPOnly && api == .nonHTTP {
+                sites[site] = bucket
                 return .failure(CookieRejection(.httpOnlyFromScript, name: cookie.name))
             }
             cookie.created = old.created
@@ -111,6 +114,16 @@ struct CookieJar {
             sites[site] = kept.isEmpty ? nil : kept
         }
         count -= removed.count
+        return removed
+    }
+
+    /// Removes the cookie with `key` from `site` (a cookie's key fixes its site); returns it.
+    @discardableResult
+    mutating func remove(key: CookieKey, site: String) -> Cookie? {
+        guard var bucket = sites.removeValue(forKey: site) else { return nil }
+        let removed = bucket.firstIndex { $0.key == key }.map { bucket.remove(at: $0) }
+        if removed != nil { count -= 1 }
+        if !bucket.isEmpty { sites[site] = bucket }
         return removed
     }
 
@@ -195,55 +208,58 @@ struct CookieJar {
     // MARK: Reading (RFC 6265bis 5.8.3)
 
     /// The cookies to send to `url` in `context` through `api`, in header order; marks them accessed.
-    mutating func match(_ request: CanonicalCookie.RequestFacts, site: String, context: CookieRequestContext,
-                        api: CookieAPI, now: Date, touched: inout [Cookie]) -> [Cookie] {
-        guard let bucket = sites[site] else { return [] }
-        var indices: [Int] = []
-        var sameSite: Bool?
-        var topLevelKey: String?
-        for i in bucket.indices {
-            let c = bucket[i]
-            if c.isHostOnly ? (c.domain != request.host) : !CanonicalCookie.domainMatches(request.host, c.domain) { continue }
-            if !CanonicalCookie.pathMatches(request.path, c.path) { continue }
-            if c.isSecure && !request.isSecureOrigin { continue }
-            if c.isHTTPOnly && api == .nonHTTP { continue }
-            if let expires = c.expires, expires <= now { continue }
-            if c.sameSite != .none {
-                let same = sameSite ?? context.isSameSite(request.url)
-                sameSite = same
-                if !same {
-                    if c.sameSite == .strict { continue }
-                    if !(context.isNavigation && context.isSafeMethod && api == .http) { continue }
+    ///
+    /// Calls `visit` with the site's cookies and the index of each one to send, once it is marked
+    /// accessed. `visit` reads the cookie in place (a `Cookie` header needs only its name and value,
+    /// not a copy of it) and must not change it.
+    mutating func forEachMatch(_ request: CanonicalCookie.RequestFacts, site: String, context: CookieRequestContext,
+                               api: CookieAPI, now: Date, touched: inout [Cookie],
+                               _ visit: (UnsafeMutableBufferPointer<Cookie>, Int) -> Void) {
+        // In place: fields are read without copying whole cookies, and access times are written
+        // without copying the bucket (a copy of the array alive here would make the write copy it).
+        sites[site]?.withUnsafeMutableBufferPointer { bucket in
+            var indices: [Int] = []
+            var sameSite: Bool?
+            var topLevelKey: String?
+            for i in bucket.indices {
+                if bucket[i].isHostOnly ? (bucket[i].domain != request.host)
+                    : !CanonicalCookie.domainMatches(request.host, bucket[i].domain) { continue }
+                if !CanonicalCookie.pathMatches(request.path, bucket[i].path) { continue }
+                if bucket[i].isSecure && !request.isSecureOrigin { continue }
+                if bucket[i].isHTTPOnly && api == .nonHTTP { continue }
+                if let expires = bucket[i].expires, expires <= now { continue }
+                let policy = bucket[i].sameSite
+                if policy != .none {
+                    let same = sameSite ?? context.isSameSite(request.url)
+                    sameSite = same
+                    if !same {
+                        if policy == .strict { continue }
+                        if !(context.isNavigation && context.isSafeMethod && api == .http) { continue }
+                    }
                 }
+                if !bucket[i].partitionKey.isEmpty {
+                    let key = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(request.url))?.description ?? "")
+                    topLevelKey = key
+                    if bucket[i].partitionKey != key { continue }
+                }
+                indices.append(i)
             }
-            if !c.partitionKey.isEmpty {
-                let key = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(request.url))?.description ?? "")
-                topLevelKey = key
-                if c.partitionKey != key { continue }
+            guard !indices.isEmpty else { return }
+            indices.sort { a, b in
+                let pa = bucket[a].path.utf8.count, pb = bucket[b].path.utf8.count
+                if pa != pb { return pa > pb }
+                return bucket[a].created < bucket[b].created
             }
-            indices.append(i)
-        }
-        guard !indices.isEmpty else { return [] }
-        indices.sort { a, b in
-            let pa = bucket[a].path.utf8.count, pb = bucket[b].path.utf8.count
-            if pa != pb { return pa > pb }
-            return bucket[a].created < bucket[b].created
-        }
-        var result: [Cookie] = []
-        result.reserveCapacity(indices.count)
-        for i in indices {
-            var cookie = bucket[i]
-            if now.timeIntervalSince(cookie.lastAccess) >= CookieRules.lastAccessPersistInterval {
-                cookie.lastAccess = now
-                touched.append(cookie)
-            } else {
-                cookie.lastAccess = now
+            for i in indices {
+                if now.timeIntervalSince(bucket[i].lastAccess) >= CookieRules.lastAccessPersistInterval {
+                    bucket[i].lastAccess = now
+                    touched.append(bucket[i])
+                } else {
+                    bucket[i].lastAccess = now
+                }
+                visit(bucket, i)
             }
-            result.append(cookie)
         }
-        // Write the access times back in place (no copy of the bucket).
-        for (n, i) in indices.enumerated() { sites[site]![i].lastAccess = result[n].lastAccess }
-        return result
     }
 
     /// Every cookie, in no particular order.

@@ -24,7 +24,9 @@ final class StoreDatabase: Sendable {
             ranges.append(range)
             if ranges.count > 4096 { ranges.removeFirst(2048) }
         }
-        func contains(_ seq: Int64) -> Bool { ranges.contains { $0.contains(seq) } }
+        mutating func remove(_ range: ClosedRange<Int64>) { ranges.removeAll { $0 == range } }
+        /// Newest first: the entries a reader asks about are almost always the latest.
+        func contains(_ seq: Int64) -> Bool { ranges.lastIndex { $0.contains(seq) } != nil }
     }
 
     /// Files or the directory of an existing store that others than its owner may read or write.
@@ -58,6 +60,7 @@ final class StoreDatabase: Sendable {
                 try writer.execute("PRAGMA journal_mode = WAL")
             }
             try writer.execute("PRAGMA synchronous = NORMAL")
+            try writer.execute("PRAGMA temp_store = MEMORY")
             try Migrator().migrate(writer, path: file.path)
         } catch let error as DatabaseError {
             if [.notADatabase, .corrupt].contains(error.code.primary) {
@@ -104,6 +107,16 @@ final class StoreDatabase: Sendable {
         check(directory, allowed: 0o700)
         for name in (try? fm.contentsOfDirectory(atPath: directory.path)) ?? [] where name.hasPrefix(fileName) {
             check(directory.appendingPathComponent(name), allowed: 0o600)
+        }
+        // The folders of cache bodies and WebSQL databases hold website data too. A cache body
+        // file is guarded by its 0700 folder (there may be many: they are not each checked);
+        // WebSQL databases, few, are.
+        for folder in [HTTPDiskCache.folderName, WebSQLStorage.folderName] {
+            check(directory.appendingPathComponent(folder), allowed: 0o700)
+        }
+        let websql = directory.appendingPathComponent(WebSQLStorage.folderName)
+        for name in (try? fm.contentsOfDirectory(atPath: websql.path)) ?? [] {
+            check(websql.appendingPathComponent(name), allowed: 0o600)
         }
         return problems
     }
@@ -215,20 +228,26 @@ final class StoreDatabase: Sendable {
                             try db.execute("RELEASE item")
                             if let logged { range = (range?.lowerBound ?? logged.lowerBound)...logged.upperBound }
                         } catch {
+                            // Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM) make SQLite roll
+                            // the whole transaction back: the batch is lost, and this error says why.
+                            guard db.isInTransaction else { throw error }
                             try? db.execute("ROLLBACK TO item")
                             try? db.execute("RELEASE item")
                             errors[i] = error
                         }
                     }
                     if let range, range.upperBound % 512 < Int64(range.count) { try self.trimChangeLog(db) }
+                    // Known as ours before COMMIT makes the rows visible: a reader that sees them
+                    // between COMMIT and now would take them for another process's and reload.
+                    if let range { self.ownSequences.withLock { $0.add(range) } }
                 }
                 return nil
             } catch {
+                if let range { ownSequences.withLock { $0.remove(range) } }
                 return error
             }
         }
         if let failure { return batch.map { _ in failure } }
-        if let range { ownSequences.withLock { $0.add(range) } }
         return errors
     }
 

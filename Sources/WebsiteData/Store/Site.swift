@@ -22,13 +22,18 @@ public enum Site {
     public static func displayName(forHost host: String) -> String {
         if host.isEmpty { return host }
         if isIPAddress(host) || host == "localhost" { return host }
-        return registrableDomain(host) ?? host
+        return pslRegistrableDomain(host) ?? host
     }
 
     /// The registrable domain (eTLD+1) of a host, or `nil` when the host is a public suffix or an IP.
     public static func registrableDomain(_ host: String) -> String? {
         if isIPAddress(host) { return nil }
-        return host.withCString { pointer -> String? in
+        return pslRegistrableDomain(host)
+    }
+
+    /// libpsl's registrable domain of a host that is not an IP address.
+    private static func pslRegistrableDomain(_ host: String) -> String? {
+        host.withCString { pointer -> String? in
             guard let result = psl_registrable_domain(psl_builtin(), pointer) else { return nil }
             return String(cString: result)
         }
@@ -60,14 +65,25 @@ public enum Site {
 
     /// Whether a host is an IPv4 or IPv6 literal.
     public static func isIPAddress(_ host: String) -> Bool {
-        if host.contains(":") { return true } // IPv6 literal; DNS names never contain ':'
-        var parts = 0
-        for part in host.split(separator: ".", omittingEmptySubsequences: false) {
-            parts += 1
-            guard !part.isEmpty, part.utf8.count <= 3, part.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-                  let value = Int(part), value <= 255 else { return false }
+        // IPv6 literal; DNS names never contain ':'.
+        if host.utf8.contains(UInt8(ascii: ":")) { return true }
+        // Four dot-separated parts of 1 to 3 digits, each at most 255 (one pass, no allocation).
+        var parts = 1, digits = 0, value = 0
+        for byte in host.utf8 {
+            if byte == UInt8(ascii: ".") {
+                guard digits > 0 else { return false }
+                parts += 1
+                digits = 0
+                value = 0
+            } else if byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") {
+                digits += 1
+                value = value * 10 + Int(byte - UInt8(ascii: "0"))
+                guard digits <= 3, value <= 255 else { return false }
+            } else {
+                return false
+            }
         }
-        return parts == 4
+        return digits > 0 && parts == 4
     }
 
     /// Whether a URL is a potentially trustworthy (secure) origin for cookies: `https`/`wss`,

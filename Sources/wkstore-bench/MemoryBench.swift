@@ -1,0 +1,125 @@
+import Foundation
+import WebsiteData
+
+/// Section 4: peak memory of each engine holding the cookies, each in a process of its own.
+///
+/// The bench runs itself again as `wkstore-bench __memory ENGINE COUNT`; the child makes the
+/// site list, notes its resident size, streams the generated responses into the engine (so
+/// only the engine keeps the cookies), and reports its peak resident size (VmHWM).
+enum MemoryBench {
+    static let engines = ["wkstore-memory", "wkstore-disk", "dictionary", "foundation"]
+
+    struct Measurement {
+        var baselineKB: Double
+        var peakKB: Double
+        var held: Int
+        var seconds: Double
+        /// What loading the cookies added to the peak.
+        var netKB: Double { peakKB - baselineKB }
+    }
+
+    static func run(_ context: Context) throws -> Table {
+        let config = context.config
+        let big = config.big.cookies, small = config.small.cookies
+        var table = Table("memory: peak resident memory holding the cookies, a process per engine (lower is better)")
+        func child(_ engine: String, _ count: Int) throws -> Measurement {
+            progress("child process: \(engine) with \(count.grouped) cookies")
+            return try spawn(engine: engine, count: count)
+        }
+        let memory = try child("wkstore-memory", big)
+        let disk = try child("wkstore-disk", big)
+        let dictionary = try child("dictionary", big)
+        let memorySmall = try child("wkstore-memory", small)
+        let foundation = try child("foundation", small)
+
+        table.add("ours non-persistent vs dictionary floor, \(big.grouped) cookies", ours: Format.megabytes(memory.netKB),
+                  peer: Format.megabytes(dictionary.netKB), ratio: Format.times(memory.netKB / dictionary.netKB) + " floor")
+        table.add("ours persistent vs dictionary floor, \(big.grouped) cookies", ours: Format.megabytes(disk.netKB),
+                  peer: Format.megabytes(dictionary.netKB), ratio: Format.times(disk.netKB / dictionary.netKB) + " floor")
+        table.add("ours non-persistent vs Foundation HTTPCookieStorage, \(small.grouped) cookies (Foundation at \(small.grouped) only)",
+                  ours: Format.megabytes(memorySmall.netKB), peer: Format.megabytes(foundation.netKB),
+                  ratio: Format.times(memorySmall.netKB / foundation.netKB) + " Foundation")
+        table.note("MB = peak resident size (VmHWM) after loading minus the child's resident size before loading (site list made, runtime started)")
+        let all = [("ours non-persistent \(big.grouped)", memory), ("ours persistent \(big.grouped)", disk),
+                   ("dictionary \(big.grouped)", dictionary), ("ours non-persistent \(small.grouped)", memorySmall),
+                   ("Foundation \(small.grouped)", foundation)]
+        table.note("raw VmHWM / baseline / cookies held / load time: " + all.map { name, m in
+            "\(name) \(Format.megabytes(m.peakKB)) / \(Format.megabytes(m.baselineKB)) / \(m.held.grouped) / \(Format.seconds(m.seconds * 1e9))"
+        }.joined(separator: "; "))
+        table.note("Foundation is measured at \(small.grouped): its setCookie scans every stored cookie, so loading \(big.grouped) would take about \(Format.seconds(foundation.seconds * 1e9 * Double(big * big) / Double(small * small))) (its \(Format.seconds(foundation.seconds * 1e9)) load scaled as n^2)")
+        return table
+    }
+
+    /// Runs a child process for one engine and reads its report.
+    static func spawn(engine: String, count: Int) throws -> Measurement {
+        let process = Process()
+        let selfPath = FileManager.default.fileExists(atPath: "/proc/self/exe")
+            ? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) : nil
+        process.executableURL = URL(fileURLWithPath: selfPath ?? CommandLine.arguments[0])
+        process.arguments = ["__memory", engine, String(count)]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let fields = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        guard process.terminationStatus == 0, fields.count == 4, let baseline = Double(fields[0]), let peak = Double(fields[1]),
+              let held = Int(fields[2]), let seconds = Double(fields[3]) else {
+            throw BenchError("memory child \(engine) \(count) failed (status \(process.terminationStatus)): \(String(decoding: output, as: UTF8.self))")
+        }
+        return Measurement(baselineKB: baseline, peakKB: peak, held: held, seconds: seconds)
+    }
+
+    /// The child: loads `count` cookies into `engine` and prints
+    /// `baseline-kB peak-kB cookies-held load-seconds`.
+    static func child(engine: String, count: Int) throws {
+        let shape = Shape(cookies: count, sites: max(1, count / 10), lookups: 0)
+        let sites = Dataset.makeSites(shape)
+        let baseline = status("VmRSS")
+        let start = now()
+        let loadDate = Date()
+        var held = 0
+        var peak = 0.0
+        switch engine {
+        case "wkstore-memory", "wkstore-disk":
+            let scratch = engine == "wkstore-disk" ? ScratchDirectory("memory") : nil
+            let store = try Loader.makeStore(directory: scratch?.url.appendingPathComponent("store"))
+            var failures = 0
+            Dataset.forEachResponse(shape, sites: sites) { response in
+                do { try store.httpCookieStore.setCookies(fromSetCookieHeaders: response.headers, for: response.url) } catch { failures += 1 }
+            }
+            peak = status("VmHWM")
+            if failures > 0 { throw BenchError("\(failures) setCookies calls failed") }
+            held = try store.httpCookieStore.allCookies().count
+            withExtendedLifetime((store, scratch)) {}
+        case "dictionary":
+            var floor = DictionaryFloor([])
+            Dataset.forEachResponse(shape, sites: sites) { response in
+                for cookie in response.cookies { floor.add(cookie.cookie(at: loadDate)) }
+            }
+            peak = status("VmHWM")
+            held = floor.count
+            withExtendedLifetime(floor) {}
+        case "foundation":
+            let foundation = FoundationPeer()
+            Dataset.forEachResponse(shape, sites: sites) { response in
+                for cookie in response.cookies { foundation.add(cookie.cookie(at: loadDate)) }
+            }
+            peak = status("VmHWM")
+            held = foundation.storage.cookies?.count ?? 0
+        default:
+            throw BenchError("unknown engine \(engine); expected one of \(engines.joined(separator: ", "))")
+        }
+        let seconds = Double(now() - start) / 1e9
+        print(Int(baseline), Int(peak), held, seconds)
+    }
+
+    /// A field of /proc/self/status, in kB.
+    static func status(_ field: String) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return .nan }
+        for line in text.split(separator: "\n") where line.hasPrefix(field + ":") {
+            return Double(line.split(whereSeparator: \.isWhitespace)[1]) ?? .nan
+        }
+        return .nan
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import WebsiteData
+
+/// A hidden subcommand for profilers: `wkstore-bench __profile lookup|lookup-memory|ingest|ingest1 [SECONDS]` builds
+/// the big data set and then repeats only the lookups (or only the ingest) for about SECONDS
+/// (default 10), so that `perf record` or `valgrind --tool=callgrind` sees little else.
+enum ProfileLoop {
+    static func run(_ arguments: [String]) throws {
+        guard let what = arguments.first, ["lookup", "lookup-memory", "ingest", "ingest1"].contains(what) else {
+            throw BenchError("usage: __profile lookup|lookup-memory|ingest|ingest1 [SECONDS] [--quick]")
+        }
+        let seconds = arguments.dropFirst().first.flatMap { Double($0) } ?? 10
+        var config = Config()
+        config.quick = arguments.contains("--quick")
+        let data = Dataset(config.big)
+        var rounds = 0
+        switch what {
+        case "lookup", "lookup-memory":
+            let scratch = ScratchDirectory("profile")
+            let store = try Loader.makeStore(directory: what == "lookup" ? scratch.url.appendingPathComponent("store") : nil)
+            try Loader.ingest(data.responses, into: store, threads: config.threads).check(expected: config.big.cookies)
+            let engine = store.httpCookieStore
+            FileHandle.standardError.write(Data("loaded; looking up\n".utf8))
+            let deadline = now() + UInt64(seconds * 1e9)
+            while now() < deadline {
+                for url in data.lookups { keep(try engine.cookieHeader(for: url)) }
+                rounds += 1
+            }
+            print("\(rounds) rounds of \(data.lookups.count) lookups")
+        default:
+            let deadline = now() + UInt64(seconds * 1e9)
+            let threads = what == "ingest1" ? 1 : config.threads
+            while now() < deadline {
+                let scratch = ScratchDirectory("profile")
+                let store = try Loader.makeStore(directory: scratch.url.appendingPathComponent("store"))
+                try Loader.ingest(data.responses, into: store, threads: threads).check(expected: config.big.cookies)
+                rounds += 1
+            }
+            print("\(rounds) rounds of ingesting \(data.headerCount) headers")
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import CSQLite
+import Foundation
+import WebsiteData
+
+/// The SQLite floors: inserting rows with one prepared statement in one transaction, and
+/// scanning a table, on a bare connection with the store's own schema and PRAGMAs.
+enum SQLiteFloor {
+    /// The columns the engine writes, in its order.
+    static let columns = "site, name, value, domain, path, host_only, secure, http_only, same_site, partition_key, expires, created, last_access, modified"
+
+    /// A cookies row value.
+    enum Value {
+        case null, integer(Int64), real(Double), text(String)
+    }
+
+    /// Reads every row of a store's cookies table, in the engine's column order.
+    static func rows(of file: URL) throws -> [[Value]] {
+        let db = try open(file, readOnly: true)
+        defer { sqlite3_close_v2(db) }
+        let statement = try prepare(db, "SELECT \(columns) FROM cookies")
+        defer { sqlite3_finalize(statement) }
+        var rows: [[Value]] = []
+        while sqlite3_step(statement) == SQLITE_ROW {
+            rows.append((0..<Int32(14)).map { i in
+                switch sqlite3_column_type(statement, i) {
+                case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, i))
+                case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, i))
+                case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, i)))
+                default: return .null
+                }
+            })
+        }
+        return rows
+    }
+
+    /// A fresh copy of the store's schema: a `WebsiteDataStore` made in `directory` and closed again.
+    static func freshStoreFile(in directory: URL) throws -> URL {
+        do { _ = try WebsiteDataStore(directory: directory) }
+        return directory.appendingPathComponent("store.sqlite")
+    }
+
+    /// Inserts `rows` into `file` in one transaction with one prepared statement (WAL,
+    /// synchronous=NORMAL, as the store); returns the time taken from open to commit.
+    static func insert(_ rows: [[Value]], into file: URL) throws -> Timing {
+        try measureProcess {
+            let db = try open(file, readOnly: false)
+            defer { sqlite3_close_v2(db) }
+            try exec(db, "PRAGMA journal_mode = WAL")
+            try exec(db, "PRAGMA synchronous = NORMAL")
+            try exec(db, "BEGIN IMMEDIATE")
+            let statement = try prepare(db, "INSERT OR REPLACE INTO cookies (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            defer { sqlite3_finalize(statement) }
+            let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+            for row in rows {
+                for (offset, value) in row.enumerated() {
+                    let i = Int32(offset + 1)
+                    switch value {
+                    case .null: sqlite3_bind_null(statement, i)
+                    case .integer(let v): sqlite3_bind_int64(statement, i, v)
+                    case .real(let v): sqlite3_bind_double(statement, i, v)
+                    case .text(let v): sqlite3_bind_text(statement, i, v, -1, transient)
+                    }
+                }
+                guard sqlite3_step(statement) == SQLITE_DONE else { throw BenchError("insert failed: \(message(db))") }
+                sqlite3_reset(statement)
+            }
+            try exec(db, "COMMIT")
+        }
+    }
+
+    /// Opens `file` and steps through `SELECT * FROM cookies`, reading every column's size;
+    /// returns the rows seen and the nanoseconds taken from open to close.
+    static func scan(_ file: URL) throws -> (rows: Int, nanoseconds: Double) {
+        var count = 0
+        let time = try measure {
+            let db = try open(file, readOnly: true)
+            defer { sqlite3_close_v2(db) }
+            let statement = try prepare(db, "SELECT * FROM cookies")
+            defer { sqlite3_finalize(statement) }
+            var bytes = 0
+            while sqlite3_step(statement) == SQLITE_ROW {
+                for i in 0..<sqlite3_column_count(statement) { bytes += Int(sqlite3_column_bytes(statement, i)) }
+                count += 1
+            }
+            keep(bytes)
+        }
+        return (count, time)
+    }
+
+    static func open(_ file: URL, readOnly: Bool) throws -> OpaquePointer? {
+        var db: OpaquePointer?
+        let flags = readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        guard sqlite3_open_v2(file.path, &db, flags, nil) == SQLITE_OK else {
+            defer { sqlite3_close_v2(db) }
+            throw BenchError("cannot open \(file.path): \(message(db))")
+        }
+        return db
+    }
+
+    static func prepare(_ db: OpaquePointer?, _ sql: String) throws -> OpaquePointer? {
+        var statement: OpaquePointer?
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { throw BenchError("cannot prepare \(sql): \(message(db))") }
+        return statement
+    }
+
+    static func exec(_ db: OpaquePointer?, _ sql: String) throws {
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw BenchError("\(sql) failed: \(message(db))") }
+    }
+
+    static func message(_ db: OpaquePointer?) -> String { db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory" }
+}
