@@ -403,3 +403,13 @@ extension CookieStorageModelTests {
         #expect(Set(try store.allCookies().map(\.name)) == ["c3", "c4"])
     }
 }
+
+extension CookieStorageModelTests {
+    @Test func aURLWithAnEmptyPathMatchesTheRootPath() throws {
+        try store.set("http://example.com", "a=1; Path=/")
+        try store.set("http://example.com?from=query", "b=2")
+        #expect(try store.allCookies().map(\.path) == ["/", "/"])
+        #expect(try store.header("http://example.com") == "a=1; b=2")
+        #expect(try store.header("http://example.com?q=1") == "a=1; b=2")
+    }
+}

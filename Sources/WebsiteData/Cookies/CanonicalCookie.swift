@@ -23,7 +23,9 @@ enum CanonicalCookie {
             self.url = url
             self.host = host
             self.isSecureOrigin = Site.isSecureOrigin(url)
-            self.path = url.path(percentEncoded: true)
+            // An empty path (`http://example.com?q`) is "/" for matching (RFC 9110 4.2.3).
+            let path = url.path(percentEncoded: true)
+            self.path = path.isEmpty ? "/" : path
         }
     }
 
