@@ -1,8 +1,8 @@
 import Foundation
 
-/// The command line: `wkstore-bench [--quick] [--threads N] [lookup] [ingest] [open] [memory]`.
+/// The command line: `wkstore-bench [--quick] [--threads N] [lookup] [ingest] [open] [memory] [indexeddb]`.
 enum BenchCommand {
-    static let sections = ["lookup", "ingest", "open", "memory"]
+    static let sections = ["lookup", "ingest", "open", "memory", "indexeddb"]
 
     static let usage = """
         usage: wkstore-bench [--quick] [--threads N] [SECTION...]
@@ -13,6 +13,7 @@ enum BenchCommand {
           ingest   Set-Cookie into a persistent store: vs a bare SQLite insert (and Python's http.cookiejar)
           open     reopening a store and answering the first lookup: vs a bare SQLite scan
           memory   peak memory holding the cookies, each engine in a process of its own
+          indexeddb  IndexedDB put, get and range scan: vs SQLite's own insert and select
         Options:
           --quick      a scaled-down smoke run of a few seconds (numbers are not comparable to the full run)
           --threads N  writer threads for the concurrent ingest (default 8)
@@ -63,6 +64,7 @@ enum BenchCommand {
                 case "lookup": table = try LookupBench.run(context)
                 case "ingest": table = try IngestBench.run(context)
                 case "open": table = try OpenBench.run(context)
+                case "indexeddb": table = try IndexedDBBench.run(context)
                 default: table = try MemoryBench.run(context)
                 }
                 emit(table.render())
