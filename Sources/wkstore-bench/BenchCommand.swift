@@ -1,8 +1,8 @@
 import Foundation
 
-/// The command line: `wkstore-bench [--quick] [--threads N] [lookup] [ingest] [open] [memory] [indexeddb]`.
+/// The command line: `wkstore-bench [--quick] [--threads N] [lookup] [ingest] [open] [memory] [indexeddb] [http]`.
 enum BenchCommand {
-    static let sections = ["lookup", "ingest", "open", "memory", "indexeddb"]
+    static let sections = ["lookup", "ingest", "open", "memory", "indexeddb", "http"]
 
     static let usage = """
         usage: wkstore-bench [--quick] [--threads N] [SECTION...]
@@ -14,6 +14,7 @@ enum BenchCommand {
           open     reopening a store and answering the first lookup: vs a bare SQLite scan
           memory   peak memory holding the cookies, each engine in a process of its own
           indexeddb  IndexedDB put, get and range scan: vs SQLite's own insert and select
+          http     requests per second through WebsiteDataHTTP: a 100,000-cookie store vs an empty one
         Options:
           --quick      a scaled-down smoke run of a few seconds (numbers are not comparable to the full run)
           --threads N  writer threads for the concurrent ingest (default 8)
@@ -65,6 +66,7 @@ enum BenchCommand {
                 case "ingest": table = try IngestBench.run(context)
                 case "open": table = try OpenBench.run(context)
                 case "indexeddb": table = try IndexedDBBench.run(context)
+                case "http": table = try HTTPBench.run(context)
                 default: table = try MemoryBench.run(context)
                 }
                 emit(table.render())

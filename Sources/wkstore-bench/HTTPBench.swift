@@ -1,0 +1,136 @@
+import Foundation
+import Synchronization
+import WebsiteData
+import WebsiteDataHTTP
+
+/// Section 6: requests per second through `WebsiteDataHTTP` against a loopback server, with the
+/// big store (100,000 cookies) and with an empty store, interleaved in one run. The difference
+/// is what the cookie work (a `Cookie` header per request, the store's lookups) costs.
+enum HTTPBench {
+    static let server = #"""
+    import http.server, socketserver, sys, threading
+    class H(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+        disable_nagle_algorithm = True
+        def do_GET(self):
+            body = b"ok"
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.send_header("Cache-Control", "no-store")
+            self.end_headers()
+            self.wfile.write(body)
+        def log_message(self, *args): pass
+    class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
+        daemon_threads = True
+    s = S(("127.0.0.1", 0), H)
+    print(s.server_address[1], flush=True)
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+    sys.stdin.read()
+    """#
+
+    static func run(_ context: Context) throws -> Table {
+        let config = context.config
+        let requests = config.quick ? 300 : 5_000
+        let passes = config.quick ? 2 : 4
+        var table = Table("http: requests per second through WebsiteDataHTTP to a loopback server (higher is better)")
+        let big = try context.persistentBigStore()
+        let emptyScratch = ScratchDirectory("http-empty")
+        let urls = context.dataset(config.big).lookups.prefix(requests).map { url -> URL in
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+            components.scheme = "http"
+            return components.url!
+        }
+
+        // The server is a forward proxy: the client sends every URL's host to it.
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", server]
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        try process.run()
+        defer { try? stdin.fileHandleForWriting.close(); process.waitUntilExit() }
+        var portText = Data()
+        while !portText.contains(10) {
+            let chunk = stdout.fileHandleForReading.availableData
+            if chunk.isEmpty { throw BenchError("the loopback server did not start") }
+            portText.append(chunk)
+        }
+        guard let port = Int(String(decoding: portText, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw BenchError("the loopback server did not say its port")
+        }
+        let configuration = HTTPClientConfiguration(timeout: 30, proxy: "http://127.0.0.1:\(port)", usesCache: false)
+        let full = try WebsiteDataStore(directory: big)
+        let empty = try WebsiteDataStore(directory: emptyScratch.url.appendingPathComponent("store"))
+        let fullClient = try HTTPClient(store: full, configuration: configuration)
+        let emptyClient = try HTTPClient(store: empty, configuration: configuration)
+        let sent = try cookiesSent(full, urls)
+
+        progress("http: \(passes) passes of \(requests.grouped) requests (8 at a time), empty store and \(config.big.cookies.grouped)-cookie store interleaved")
+        // Warm up both clients (connections, the server's threads, page cache).
+        try send(Array(urls.prefix(200)), with: emptyClient)
+        try send(Array(urls.prefix(200)), with: fullClient)
+        var emptyRates: [Double] = [], fullRates: [Double] = []
+        var emptyCPU: [Double] = [], fullCPU: [Double] = []
+        for _ in 0..<passes {
+            var cpu = processCPUTime()
+            emptyRates.append(Double(requests) / (try measure { try send(urls, with: emptyClient) } / 1e9))
+            emptyCPU.append(Double(processCPUTime() - cpu) / Double(requests))
+            cpu = processCPUTime()
+            fullRates.append(Double(requests) / (try measure { try send(urls, with: fullClient) } / 1e9))
+            fullCPU.append(Double(processCPUTime() - cpu) / Double(requests))
+        }
+        let emptyRate = median(emptyRates), fullRate = median(fullRates)
+        let cost = 1 - fullRate / emptyRate
+        table.add("ours with \(config.big.cookies.grouped) cookies vs the same requests with an empty store",
+                  ours: Format.rate(fullRate), peer: Format.rate(emptyRate),
+                  ratio: Format.fixed(cost * 100, 1) + "% cost", target: "< 5% cost", met: Format.met(cost < 0.05))
+        // The client's own CPU per request (the server is another process): what the cookie work
+        // adds to it, against the time a loopback request takes with an empty store.
+        let extraCPU = median(fullCPU) - median(emptyCPU)
+        let share = extraCPU / (1e9 / emptyRate)
+        table.add("client CPU per request: ours with the cookies vs empty store",
+                  ours: Format.perOp(median(fullCPU)), peer: Format.perOp(median(emptyCPU)),
+                  ratio: Format.fixed(share * 100, 1) + "% of a request", target: "< 5%", met: Format.met(share < 0.05))
+        table.note("medians of \(passes) interleaved passes (full: \(fullRates.map { Format.rate($0) }.joined(separator: ", ")); empty: \(emptyRates.map { Format.rate($0) }.joined(separator: ", "))); the \(requests.grouped) URLs are the lookup set's, as http, sent through the server as a proxy; the full store sent \(sent.grouped) cookies in all")
+        return table
+    }
+
+    /// Sends every URL, 8 at a time, and waits.
+    static func send(_ urls: [URL], with client: HTTPClient) throws {
+        let failure = FailureBox()
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            await withTaskGroup(of: Void.self) { group in
+                var next = 0
+                func add() {
+                    guard next < urls.count else { return }
+                    let url = urls[next]
+                    next += 1
+                    group.addTask {
+                        do {
+                            let response = try await client.get(url)
+                            if response.status != 200 { failure.message.withLock { $0 = "status \(response.status) for \(url)" } }
+                        } catch {
+                            failure.message.withLock { $0 = "\(error)" }
+                        }
+                    }
+                }
+                for _ in 0..<8 { add() }
+                while await group.next() != nil { add() }
+            }
+            done.signal()
+        }
+        done.wait()
+        if let message = failure.message.withLock({ $0 }) { throw BenchError("http: \(message)") }
+    }
+
+    static func cookiesSent(_ store: WebsiteDataStore, _ urls: [URL]) throws -> Int {
+        try urls.reduce(0) { $0 + (try store.httpCookieStore.cookies(for: $1).count) }
+    }
+
+    /// The first failure of a batch of requests, shared by its tasks.
+    final class FailureBox: Sendable {
+        let message = Mutex<String?>(nil)
+    }
+}
