@@ -2,12 +2,13 @@
 # Long side-by-side soak: 4 writer processes x 8 tasks on one store for DURATION seconds while
 # another process clears part of it every second. Prints operations per second, the longest
 # wait a caller saw, and checks that every acknowledged cookie of the never-cleared sites is there.
-#   scripts/soak.sh [DURATION_SECONDS]   (default 300)
+#   scripts/soak.sh [DURATION_SECONDS]   (default 300; WKSTORE_SCRATCH sets SwiftPM's scratch path)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 duration=${1:-300}
-swift build -c release --product wkstore-stress >/dev/null
-bin=$(swift build -c release --show-bin-path)/wkstore-stress
+scratch=${WKSTORE_SCRATCH:-.build}
+swift build -c release --scratch-path "$scratch" --product wkstore-stress >/dev/null
+bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)/wkstore-stress
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 store="$dir/store"

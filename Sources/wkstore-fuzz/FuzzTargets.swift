@@ -12,6 +12,12 @@ enum FuzzTargets {
         "set-cookie": setCookie,
         "cookie-date": cookieDate,
         "cookie-store": cookieStore,
+        "netscape": netscapeImport,
+        "storage-state": storageStateImport,
+        "cache-control": cacheControl,
+        "vary": vary,
+        "idb-key": idbKey,
+        "user-script": userScript,
     ]
 
     /// The Set-Cookie parser: any bytes parse or are refused; a parsed cookie keeps the limits.

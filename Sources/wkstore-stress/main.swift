@@ -5,6 +5,8 @@
 //   wkstore-stress mixed --store DIR [--tasks 8] [--duration 5] [--prefix P]
 //   wkstore-stress nonpersistent [--batches N]
 //   wkstore-stress import --store DIR --file FILE
+//   wkstore-stress diskcache|indexeddb|localstorage|websql|appcache --store DIR [--batches N] [--per-batch K] [--prefix P]
+//   wkstore-stress fill --store DIR [--per-batch K]
 //
 // Ingests batches of Set-Cookie headers (one response per batch, one transaction each) and
 // prints `committed BATCH` on stdout after each call returned, flushing at once, so a driver
@@ -155,6 +157,45 @@ case "import":
             peak-growth-kb \(peak - before)
 
             """.utf8))
+    } catch {
+        fail("\(error)")
+    }
+case "diskcache", "indexeddb", "localstorage", "websql", "appcache":
+    // Crash-safety writers of the other data types (CrashWriters.swift): `committed N` after each write.
+    do {
+        let store = try WebsiteDataStore(directory: URL(fileURLWithPath: storePath))
+        switch mode {
+        case "diskcache": try crashWriteDiskCache(store: store, prefix: prefix, count: batches)
+        case "indexeddb": try crashWriteIndexedDB(store: store, prefix: prefix, count: batches, perTransaction: perBatch)
+        case "localstorage": try crashWriteLocalStorage(store: store, prefix: prefix, count: batches)
+        case "websql": try crashWriteWebSQL(store: store, prefix: prefix, count: batches, perTransaction: perBatch)
+        default: try crashWriteApplicationCache(store: store, prefix: prefix, count: batches)
+        }
+    } catch {
+        fail("\(error)")
+    }
+case "fill":
+    // Writes cookie batches until a write fails (a full disk): prints `committed N` after each
+    // acknowledged batch and the failure as `error <description>`, then exits 0.
+    do {
+        let store = try WebsiteDataStore(directory: URL(fileURLWithPath: storePath))
+        try store.set(.cookiesMaxTotal, to: "10000000")
+        try store.set(.cookiesMaxPerSite, to: "10000000")
+        var batch = 0
+        while true {
+            let headers = (0..<perBatch).map { "\(prefix)\(batch)_\($0)=\(String(repeating: "f", count: 2000)); Max-Age=86400" }
+            do {
+                try store.httpCookieStore.setCookies(fromSetCookieHeaders: headers, for: URL(string: "https://fill\(batch % 50).example/")!)
+            } catch {
+                FileHandle.standardOutput.write(Data("error \(type(of: error)): \(error)\n".utf8))
+                // The refused batch must not be visible in this process either.
+                let visible = try store.httpCookieStore.allCookies().filter { $0.name.hasPrefix("\(prefix)\(batch)_") }.count
+                FileHandle.standardOutput.write(Data("visible-after-error \(visible)\n".utf8))
+                break
+            }
+            acknowledge(batch)
+            batch += 1
+        }
     } catch {
         fail("\(error)")
     }
