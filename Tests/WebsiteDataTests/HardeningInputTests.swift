@@ -74,7 +74,10 @@ import Testing
         try Data((0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }).write(to: shm)
         // The shared-memory index is rebuilt from the log: nothing acknowledged is lost.
         #expect(try StoreFiles.integrityCheck(store.appendingPathComponent(StoreDatabase.fileName)) == "ok")
-        #expect(try batches(in: store) == Array(0...acknowledged))
+        // (Batches after the last one read as acknowledged may have committed before the kill
+        // landed: a loaded machine reads the writer's lines late.)
+        let present = try batches(in: store)
+        #expect(present == Array(0..<present.count) && present.count > acknowledged, "acknowledged through \(acknowledged): \(present)")
     }
 
     @Test func aTruncatedMainFileBesideItsLogIsRefusedWithoutChangingIt() async throws {
