@@ -25,7 +25,7 @@ bin=$(swift build --scratch-path "$scratch" --show-bin-path)
 "$bin/MigrationEmbedder" "$work/EmbeddedMigrations.swift" Migrations/*.sql || exit 1
 sources=$(find Sources/WebsiteData Sources/wkstore-fuzz -name '*.swift')
 swiftc -O -g -sanitize=fuzzer,address -parse-as-library -DFUZZING -swift-version 6 \
-    -module-name wkstore_fuzz -I Sources/CSQLite -I Sources/CPSL -I Sources/CCurl \
+    -module-name wkstore_fuzz -package-name wkstore -I Sources/CSQLite -I Sources/CPSL -I Sources/CCurl \
     $sources "$work/EmbeddedMigrations.swift" -lsqlite3 -lpsl -o "$work/wkstore-fuzz" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 
 targets=("$@")

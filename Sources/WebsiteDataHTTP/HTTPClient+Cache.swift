@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebsiteData
 
 extension HTTPClient {
@@ -167,7 +166,7 @@ final class CacheExchangeState: Sendable {
         var storeError: (any Error)?
     }
 
-    private let state = Mutex(Outcome())
+    private let state = Locked(Outcome())
 
     /// Whether `send` has returned: later origin calls are background revalidations.
     var hasReturned: Bool { state.withLock { $0.returned } }

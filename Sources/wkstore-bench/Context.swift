@@ -108,7 +108,7 @@ enum Loader {
     }
 
     final class Totals: Sendable {
-        let result = Mutex(Result())
+        let result = Locked(Result())
         func merge(_ other: Result) {
             result.withLock { r in
                 r.stored += other.stored

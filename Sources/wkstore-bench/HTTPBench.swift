@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import WebsiteData
 import WebsiteDataHTTP
 
@@ -131,6 +130,6 @@ enum HTTPBench {
 
     /// The first failure of a batch of requests, shared by its tasks.
     final class FailureBox: Sendable {
-        let message = Mutex<String?>(nil)
+        let message = Locked<String?>(nil)
     }
 }

@@ -13,11 +13,12 @@ enum SQLiteFloor {
         case null, integer(Int64), real(Double), text(String)
     }
 
-    /// Reads every row of a store's cookies table, in the engine's column order.
+    /// Reads every row of a store's cookies table, in the engine's column order, in the order
+    /// they arrived (creation time): the order the engine inserted them in.
     static func rows(of file: URL) throws -> [[Value]] {
         let db = try open(file, readOnly: true)
         defer { sqlite3_close_v2(db) }
-        let statement = try prepare(db, "SELECT \(columns) FROM cookies")
+        let statement = try prepare(db, "SELECT \(columns) FROM cookies ORDER BY created")
         defer { sqlite3_finalize(statement) }
         var rows: [[Value]] = []
         while sqlite3_step(statement) == SQLITE_ROW {

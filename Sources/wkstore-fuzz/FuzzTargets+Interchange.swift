@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(WebsiteData)
 @testable import WebsiteData
 #endif
@@ -17,7 +16,7 @@ extension FuzzTargets {
     static let importStore = WebsiteDataStore.nonPersistent()
     static let roundTripStore = WebsiteDataStore.nonPersistent()
     /// One import at a time: the stores and scratch files are shared.
-    static let importLock = Mutex(())
+    static let importLock = Locked(())
 
     /// A cookie with its dates rounded to the microsecond.
     static func microseconds(_ cookie: Cookie) -> Cookie {

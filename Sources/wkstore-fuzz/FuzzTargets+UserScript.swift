@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 #if canImport(WebsiteData)
 @testable import WebsiteData
 #endif
@@ -7,7 +6,7 @@ import Synchronization
 /// The document-start script generator.
 extension FuzzTargets {
     static let scriptStore = WebsiteDataStore.nonPersistent()
-    static let scriptLock = Mutex(0)
+    static let scriptLock = Locked(0)
 
     /// Bytes become a page URL, a message handler name and cookies (`Set-Cookie` lines; lines
     /// starting with `!` are written by script). The script for the page is printable ASCII with

@@ -5,7 +5,6 @@
 // prefix), so the driver can check every acknowledged write byte for byte, and that a write in
 // flight when the process died is either whole or absent.
 import Foundation
-import Synchronization
 import WebsiteData
 
 /// Prints the acknowledgement of write `n` (one `write(2)`, no buffering).
@@ -15,7 +14,7 @@ func acknowledge(_ n: Int) {
 
 /// Runs async work to completion from synchronous code.
 func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
-    let result = Mutex<Result<T, any Error>?>(nil)
+    let result = Locked<Result<T, any Error>?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task {
         do { let value = try await body(); result.withLock { $0 = .success(value) } } catch { result.withLock { $0 = .failure(error) } }

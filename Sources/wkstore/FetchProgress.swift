@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import WebsiteData
 import WebsiteDataHTTP
 
 /// The progress line `wkstore fetch` draws on standard error while a transfer runs.
@@ -16,7 +16,7 @@ final class FetchProgress: Sendable {
 
     /// Whether the line is drawn at all (standard error is a terminal and `--quiet` was not given).
     let isEnabled: Bool
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// How long a transfer runs before the line appears.
     static let delay = Duration.seconds(1)

@@ -24,6 +24,35 @@ import Testing
         #expect(try db.scalar("SELECT count(*) FROM wkstore_schema")?.int64 == Int64(embeddedMigrations.count))
     }
 
+    /// A store written by a binary that knew schema 4 (rowid cookies, AUTOINCREMENT change log)
+    /// opens with its cookies and its change-log numbering, and rows filed under a site libpsl no
+    /// longer gives their domain are refiled under the right one.
+    @Test func aSchema4StoreMovesToSiteOrderedCookiesKeepingEverything() async throws {
+        do {
+            let db = try DatabaseConnection(location: .file(file))
+            try Migrator(migrations: embeddedMigrations.filter { $0.version <= 4 }).migrate(db, path: file.path)
+            let columns = "site, name, value, domain, path, host_only, secure, http_only, same_site, partition_key, expires, created, last_access, modified"
+            try db.execute("INSERT INTO cookies (\(columns)) VALUES ('example.com', 'a', '1', 'www.example.com', '/', 1, 1, 0, 'lax', '', NULL, 100, 100, 100)")
+            try db.execute("INSERT INTO cookies (\(columns)) VALUES ('example.com', 'b', '2', 'example.com', '/x', 0, 0, 1, 'unspecified', '', 4102444800, 200, 200, 200)")
+            // Filed under a site that is not its domain's (as after a public suffix list update).
+            try db.execute("INSERT INTO cookies (\(columns)) VALUES ('old-site.example', 'c', '3', 'other.example.org', '/', 1, 0, 0, 'strict', '', NULL, 300, 300, 300)")
+            for _ in 0..<3 { try db.execute("INSERT INTO change_log (data_type, site) VALUES ('cookies', 'example.com')") }
+            try db.execute("DELETE FROM change_log")
+        }
+        let store = try WebsiteDataStore.testing(dir.url)
+        let cookies = try store.httpCookieStore.allCookies()
+        #expect(cookies.map(\.name).sorted() == ["a", "b", "c"])
+        #expect(try store.httpCookieStore.header("https://www.example.com/x") == "b=2; a=1")
+        #expect(try await store.dataRecords(ofTypes: [.cookies]).map(\.displayName) == ["example.com", "example.org"])
+        try store.httpCookieStore.deleteCookies(named: "c", domain: "other.example.org")
+        let db = try DatabaseConnection(location: .file(file))
+        #expect(try db.rows("SELECT site, name FROM cookies ORDER BY name") { "\($0.string(0)) \($0.string(1))" }
+                == ["example.com a", "example.com b"])
+        #expect(try db.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'cookies_site' OR name = 'cookies_modified'")?.int64 == 0)
+        // Numbering continues past the emptied AUTOINCREMENT log's high-water mark.
+        #expect(try db.scalar("SELECT max(seq) FROM change_log")?.int64 ?? 0 > 3)
+    }
+
     @Test func migrationsRunInOrderAndOnce() throws {
         let db = try DatabaseConnection(location: .memory)
         let migrator = Migrator(migrations: [

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The HTTP disk cache of a persistent store: header fields and small bodies in the
 /// `http_cache` table, bodies over `inlineLimit` as files in the `cache/` folder beside
@@ -16,7 +15,7 @@ final class HTTPDiskCache: Sendable {
     /// The `cache/` folder, or `nil` for a non-persistent store.
     let folder: URL?
     /// Last-access times of entries served since the last write, persisted with the next write.
-    private let touched = Mutex<[Int64: Double]>([:])
+    private let touched = Locked<[Int64: Double]>([:])
 
     /// Bodies up to this size are kept in the database row.
     static let inlineLimit = 64 * 1024
@@ -426,9 +425,9 @@ extension HTTPDiskCache: WebsiteDataComponent {
 
 /// A value shared with a write closure that runs on the commit leader's thread.
 final class CacheLocked<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
+    private let storage: Locked<Value>
 
-    init(_ value: Value) { storage = Mutex(value) }
+    init(_ value: Value) { storage = Locked(value) }
 
     var value: Value { storage.withLock { $0 } }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The in-process HTTP memory cache: stored responses with their bodies in memory, bounded
 /// in bytes, the least recently used evicted first.
@@ -13,9 +12,9 @@ import Synchronization
 final class HTTPMemoryCache: Sendable {
     let database: StoreDatabase
     let clock: @Sendable () -> Date
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// Background revalidations in flight (`stale-while-revalidate`), by number.
-    let background = Mutex<BackgroundWork>(BackgroundWork())
+    let background = Locked<BackgroundWork>(BackgroundWork())
 
     struct State {
         var entries: [CacheEntryKey: Item] = [:]
@@ -23,7 +22,6 @@ final class HTTPMemoryCache: Sendable {
         var order = LeastRecentlyUsed<CacheEntryKey>()
         var bytes: Int64 = 0
         var lastSeq: Int64 = 0
-        var lastVersion: Int64 = 0
     }
 
     struct Item {
@@ -48,8 +46,7 @@ final class HTTPMemoryCache: Sendable {
         self.clock = clock
         var state = State()
         state.lastSeq = try database.newestSequence()
-        if let reader = database.reader { state.lastVersion = try reader.withLock { try $0.dataVersion() } }
-        self.state = Mutex(state)
+        self.state = Locked(state)
     }
 
     // MARK: - Entries
@@ -141,7 +138,7 @@ final class HTTPMemoryCache: Sendable {
     /// Applies other processes' changes: memory-cache removals by site and date, and disk-cache
     /// changes (whose copies here may be outdated).
     private func refresh(_ s: inout State) {
-        guard let changes = try? database.foreignChanges(since: s.lastSeq, lastVersion: &s.lastVersion) else { return }
+        guard let changes = try? database.foreignChanges(since: s.lastSeq) else { return }
         s.lastSeq = changes.newestSeq
         if changes.everything {
             _ = remove(&s) { _ in true }

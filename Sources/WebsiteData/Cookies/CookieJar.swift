@@ -146,8 +146,13 @@ struct CookieJar {
 
     /// Replaces everything.
     mutating func replaceAll(with cookies: [Cookie]) {
-        sites = Dictionary(grouping: cookies, by: \.site)
-        count = cookies.count
+        replaceAll(bySite: Dictionary(grouping: cookies, by: \.site), count: cookies.count)
+    }
+
+    /// Replaces every cookie with cookies already grouped by site (`count` in all).
+    mutating func replaceAll(bySite sites: [String: [Cookie]], count: Int) {
+        self.sites = sites
+        self.count = count
     }
 
     /// Enforces the limits after a bulk load or a change of limits.

@@ -18,6 +18,33 @@ enum CookiePersistence {
         try db.rows("SELECT \(columns) FROM cookies", [], cookie)
     }
 
+    /// Loads every cookie, grouped by site, at open.
+    ///
+    /// Rows are keyed by site first, and a row's site is the display name of its domain, which
+    /// comes from libpsl's public suffix list: a newer list can move a domain to another site.
+    /// Rows filed under a site that is no longer theirs are rewritten under their site (within
+    /// the caller's write transaction), so every later write and delete, keyed by the cookie's
+    /// site, finds them.
+    static func loadAllBySite(_ db: DatabaseConnection) throws -> (sites: [String: [Cookie]], count: Int) {
+        var sites: [String: [Cookie]] = [:]
+        var moved: [(stored: String, cookie: Cookie)] = []
+        var count = 0
+        _ = try db.rows("SELECT \(columns), site FROM cookies", []) { row in
+            let cookie = cookie(row)
+            let site = cookie.site
+            if row.string(13) != site { moved.append((row.string(13), cookie)) }
+            sites[site, default: []].append(cookie)
+            count += 1
+        }
+        for (stored, cookie) in moved {
+            try db.execute("DELETE FROM cookies WHERE site = ? AND domain = ? AND name = ? AND path = ? AND host_only = ? AND partition_key = ?",
+                           [.text(stored), .text(cookie.domain), .text(cookie.name), .text(cookie.path),
+                            .integer(cookie.isHostOnly ? 1 : 0), .text(cookie.partitionKey)])
+        }
+        try apply(moved.map { .upsert($0.cookie) }, touched: [], db)
+        return (sites, count)
+    }
+
     static func load(sites: [String], _ db: DatabaseConnection) throws -> [String: [Cookie]] {
         var result: [String: [Cookie]] = [:]
         for site in sites {
@@ -41,14 +68,14 @@ enum CookiePersistence {
                           .real(c.created.timeIntervalSince1970), .real(c.lastAccess.timeIntervalSince1970),
                           .real(c.modified.timeIntervalSince1970)])
             case .delete(let c):
-                try db.execute("DELETE FROM cookies WHERE name = ? AND domain = ? AND host_only = ? AND path = ? AND partition_key = ?",
-                               [.text(c.name), .text(c.domain), .integer(c.isHostOnly ? 1 : 0), .text(c.path), .text(c.partitionKey)])
+                try db.execute("DELETE FROM cookies WHERE site = ? AND domain = ? AND name = ? AND path = ? AND host_only = ? AND partition_key = ?",
+                               [.text(c.site), .text(c.domain), .text(c.name), .text(c.path), .integer(c.isHostOnly ? 1 : 0), .text(c.partitionKey)])
             }
         }
         for c in touched {
-            try db.execute("UPDATE cookies SET last_access = ? WHERE name = ? AND domain = ? AND host_only = ? AND path = ? AND partition_key = ?",
-                           [.real(c.lastAccess.timeIntervalSince1970), .text(c.name), .text(c.domain),
-                            .integer(c.isHostOnly ? 1 : 0), .text(c.path), .text(c.partitionKey)])
+            try db.execute("UPDATE cookies SET last_access = ? WHERE site = ? AND domain = ? AND name = ? AND path = ? AND host_only = ? AND partition_key = ?",
+                           [.real(c.lastAccess.timeIntervalSince1970), .text(c.site), .text(c.domain), .text(c.name),
+                            .text(c.path), .integer(c.isHostOnly ? 1 : 0), .text(c.partitionKey)])
         }
     }
 }

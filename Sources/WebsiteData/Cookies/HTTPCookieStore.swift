@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What a write of cookies did: how many were stored, deleted, refused and evicted.
 public struct CookieWriteSummary: Sendable, Hashable {
@@ -36,13 +35,12 @@ public struct CookieStoreChange: Sendable, Hashable {
 public final class HTTPCookieStore: Sendable {
     let database: StoreDatabase
     let clock: @Sendable () -> Date
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     struct State {
         var jar: CookieJar
         var policy: CookiePolicy
         var lastSeq: Int64 = 0
-        var lastVersion: Int64 = 0
         /// Changes enqueued but not yet acknowledged as committed, to replay over a reload.
         var inflight: [UInt64: [CookieJarChange]] = [:]
         var nextInflight: UInt64 = 0
@@ -57,20 +55,18 @@ public final class HTTPCookieStore: Sendable {
         self.clock = clock
         let now = clock()
         // Purge what expired while the store was closed, then load the rest.
-        let (cookies, settings, seq, version) = try database.writer.withLock { db in
+        let (cookies, settings, seq) = try database.writer.withLock { db in
             try db.transaction {
                 try db.execute("DELETE FROM cookies WHERE expires IS NOT NULL AND expires <= ?", [.real(now.timeIntervalSince1970)])
-                return (try CookiePersistence.loadAll(db), try SettingsTable.values(db),
-                        try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0, Int64(0))
+                return (try CookiePersistence.loadAllBySite(db), try SettingsTable.values(db),
+                        try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0)
             }
         }
         var jar = CookieJar(limits: SettingsTable.cookieLimits(settings))
-        jar.replaceAll(with: cookies)
+        jar.replaceAll(bySite: cookies.sites, count: cookies.count)
         var state = State(jar: jar, policy: SettingsTable.cookiePolicy(settings))
         state.lastSeq = seq
-        state.lastVersion = version
-        if let reader = database.reader { state.lastVersion = try reader.withLock { try $0.dataVersion() } }
-        self.state = Mutex(state)
+        self.state = Locked(state)
     }
 
     deinit {
@@ -173,6 +169,15 @@ public final class HTTPCookieStore: Sendable {
     @discardableResult
     public func setCookies(fromSetCookieHeaders headers: [String], for url: URL,
                            context: CookieRequestContext = .topLevelNavigation, api: CookieAPI = .http) throws -> CookieWriteSummary {
+        // Announced from the start, parsing included: a commit leader waits for this write
+        // while it is being prepared, so concurrent responses share commits.
+        try database.announcingWrite {
+            try storeSetCookieHeaders(headers, for: url, context: context, api: api)
+        }
+    }
+
+    private func storeSetCookieHeaders(_ headers: [String], for url: URL, context: CookieRequestContext,
+                                       api: CookieAPI) throws -> CookieWriteSummary {
         var summary = CookieWriteSummary()
         guard let request = CanonicalCookie.RequestFacts(url: url) else {
             summary.rejected = headers.map { _ in CookieRejection(.unsupportedURL) }
@@ -218,6 +223,10 @@ public final class HTTPCookieStore: Sendable {
     /// Stores cookies given whole (an import), in one transaction; refused ones are listed in the summary.
     @discardableResult
     public func setCookies(_ cookies: [Cookie], api: CookieAPI = .http) throws -> CookieWriteSummary {
+        try database.announcingWrite { try storeCookies(cookies, api: api) }
+    }
+
+    private func storeCookies(_ cookies: [Cookie], api: CookieAPI) throws -> CookieWriteSummary {
         var summary = CookieWriteSummary()
         let now = clock()
         var accepted: [(Cookie, Bool)] = []
@@ -300,6 +309,8 @@ public final class HTTPCookieStore: Sendable {
         }
     }
 
+    /// Applies cookies to the jar and queues their write. Called only inside `announcingWrite`:
+    /// it queues at most one write, announced.
     private func apply(_ cookies: [(Cookie, Bool)], fromSecureOrigin: Bool, api: CookieAPI, url: URL?,
                        context: CookieRequestContext, now: Date, summary: inout CookieWriteSummary) throws {
         let (ticket, inflightID, sites) = try state.withLock { s -> (UInt64?, UInt64, Set<String>) in
@@ -347,7 +358,7 @@ public final class HTTPCookieStore: Sendable {
             s.inflight[id] = changes
             let log = sites.count > 1000 ? [ChangeLogEntry(.cookies, site: "*")] : sites.map { ChangeLogEntry(.cookies, site: $0) }
             let frozen = changes
-            let ticket = database.enqueueWrite(changes: log) { db in
+            let ticket = database.enqueueWrite(changes: log, announced: true) { db in
                 try CookiePersistence.apply(frozen, touched: touched, db)
             }
             return (ticket, id, sites)
@@ -422,7 +433,7 @@ public final class HTTPCookieStore: Sendable {
 
     /// Applies another process's changes: reloads the sites the change log names.
     private func refresh(_ s: inout State) throws {
-        guard let changes = try database.foreignChanges(since: s.lastSeq, lastVersion: &s.lastVersion) else { return }
+        guard let changes = try database.foreignChanges(since: s.lastSeq) else { return }
         s.lastSeq = changes.newestSeq
         var sites = Set<String>()
         var everything = changes.everything

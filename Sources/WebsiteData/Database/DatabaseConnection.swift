@@ -4,7 +4,7 @@ import Foundation
 /// One SQLite connection, with its prepared-statement cache.
 ///
 /// Not thread-safe: every use goes through the lock of the object that owns it
-/// (`Mutex<DatabaseConnection>`). A connection opens in WAL mode with a busy timeout, so
+/// (`LockedConnection`). A connection opens in WAL mode with a busy timeout, so
 /// several processes can read while one writes and a writer waits out another's lock.
 final class DatabaseConnection {
     /// Where a connection's data lives.
@@ -103,10 +103,11 @@ final class DatabaseConnection {
     /// Writes use `BEGIN IMMEDIATE`, so the write lock is taken (or waited for) up front and a
     /// transaction never fails half-way for lack of it.
     func transaction<T>(write: Bool = true, _ body: () throws -> T) throws -> T {
-        try execute(write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED")
+        // Prepared once and cached, like every statement: a commit per call is the common case.
+        try execute(write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED", [])
         do {
             let result = try body()
-            try execute("COMMIT")
+            try execute("COMMIT", [])
             return result
         } catch {
             if isInTransaction { try? execute("ROLLBACK") }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A store's SQLite database: the writer connection behind a lock, a reader connection for
 /// coherence checks, group commit, and the change log that keeps processes in step.
@@ -16,7 +15,7 @@ final class StoreDatabase: Sendable {
     let reader: LockedConnection?
     private let queue = CommitQueue()
     /// Change-log sequence numbers this object wrote, so its own commits don't look like another process's.
-    private let ownSequences = Mutex<OwnSequences>(OwnSequences())
+    private let ownSequences = Locked<OwnSequences>(OwnSequences())
 
     struct OwnSequences {
         var ranges: [ClosedRange<Int64>] = []
@@ -27,6 +26,18 @@ final class StoreDatabase: Sendable {
         mutating func remove(_ range: ClosedRange<Int64>) { ranges.removeAll { $0 == range } }
         /// Newest first: the entries a reader asks about are almost always the latest.
         func contains(_ seq: Int64) -> Bool { ranges.lastIndex { $0.contains(seq) } != nil }
+        /// Whether every sequence number after `lastSeq` up to `newest` is this object's own.
+        /// Ranges are added in commit order, which is sequence order (one writer connection).
+        func covers(after lastSeq: Int64, through newest: Int64) -> Bool {
+            var expected = newest
+            for range in ranges.reversed() {
+                if expected <= lastSeq { return true }
+                if range.lowerBound > expected { continue }
+                if range.upperBound < expected { return false }
+                expected = range.lowerBound - 1
+            }
+            return expected <= lastSeq
+        }
     }
 
     /// Files or the directory of an existing store that others than its owner may read or write.
@@ -61,6 +72,11 @@ final class StoreDatabase: Sendable {
             }
             try writer.execute("PRAGMA synchronous = NORMAL")
             try writer.execute("PRAGMA temp_store = MEMORY")
+            // Every acknowledged write is a commit; checkpoints, which sync the log and the
+            // database, come every 4000 pages of log (16 MB) instead of SQLite's 1000, and the
+            // writer keeps 8 MB of pages (SQLite's default is 2 MB).
+            try writer.execute("PRAGMA wal_autocheckpoint = 4000")
+            try writer.execute("PRAGMA cache_size = -8192")
             try Migrator().migrate(writer, path: file.path)
         } catch let error as DatabaseError {
             if [.notADatabase, .corrupt].contains(error.code.primary) {
@@ -129,14 +145,21 @@ final class StoreDatabase: Sendable {
         return try writer.withLock { try body($0) }
     }
 
-    /// The change-log entries written by other connections since `lastSeq`, or `nil` when nothing
-    /// changed (`PRAGMA data_version`); `.all` when the log no longer reaches back that far.
-    func foreignChanges(since lastSeq: Int64, lastVersion: inout Int64) throws -> ForeignChanges? {
+    /// The change-log entries written by other connections since `lastSeq`, or `nil` when
+    /// nothing changed; `everything` when the log no longer reaches back that far.
+    ///
+    /// Every write that changes data appends to the change log, so its newest sequence number,
+    /// one lookup of the last row, says whether anything changed. Most often what changed is
+    /// this object's own commit (the writer is another connection than this reader): the
+    /// sequence numbers it wrote say so without reading the log.
+    func foreignChanges(since lastSeq: Int64) throws -> ForeignChanges? {
         guard let reader else { return nil }
         return try reader.withLock { db -> ForeignChanges? in
-            let version = try db.dataVersion()
-            guard version != lastVersion else { return nil }
-            lastVersion = version
+            let newest = try db.scalar("SELECT max(seq) FROM change_log")?.int64 ?? 0
+            if newest == lastSeq { return nil }
+            if newest < lastSeq || ownSequences.withLock({ $0.covers(after: lastSeq, through: newest) }) {
+                return ForeignChanges(entries: [], newestSeq: newest, everything: false)
+            }
             return try db.transaction(write: false) {
                 let trimmed = try db.scalar("SELECT value FROM settings WHERE key = 'change_log.trimmed_through'")?.text.flatMap { Int64($0) } ?? 0
                 let entries = try db.rows("SELECT seq, data_type, site, since FROM change_log WHERE seq > ? ORDER BY seq", [.integer(lastSeq)]) {
@@ -169,8 +192,21 @@ final class StoreDatabase: Sendable {
 
     /// Queues a write without waiting: callers that must keep writes in the order of their own
     /// in-memory changes enqueue under their lock and wait after releasing it.
-    func enqueueWrite(changes: [ChangeLogEntry], _ body: @escaping @Sendable (DatabaseConnection) throws -> Void) -> UInt64 {
-        queue.enqueue(PendingWrite(changes: changes, body: body))
+    ///
+    /// - Parameter announced: queued inside `announcingWrite`, whose writers a commit leader gathers.
+    func enqueueWrite(changes: [ChangeLogEntry], announced: Bool = false,
+                      _ body: @escaping @Sendable (DatabaseConnection) throws -> Void) -> UInt64 {
+        queue.enqueue(PendingWrite(changes: changes, body: body), announced: announced)
+    }
+
+    /// Runs a call that prepares and then queues at most one write (with `announced: true`), so
+    /// that a commit leader waits for it to be queued and commits it with the others (group
+    /// commit among concurrent callers, such as threads ingesting responses). The call must not
+    /// hold a lock while it waits for its commit that another announced call needs to queue.
+    func announcingWrite<T>(_ body: () throws -> T) rethrows -> T {
+        queue.begin()
+        defer { queue.end() }
+        return try body()
     }
 
     /// Waits until a queued write is committed (leading the commit when no other writer is).
@@ -222,10 +258,10 @@ final class StoreDatabase: Sendable {
                 try db.transaction {
                     for (i, item) in batch.enumerated() {
                         do {
-                            try db.execute("SAVEPOINT item")
+                            try db.execute("SAVEPOINT item", [])
                             try item.body(db)
                             let logged = try self.log(item.changes, db)
-                            try db.execute("RELEASE item")
+                            try db.execute("RELEASE item", [])
                             if let logged { range = (range?.lowerBound ?? logged.lowerBound)...logged.upperBound }
                         } catch {
                             // Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM) make SQLite roll

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A database's name, version and where it stands, as `IndexedDBStore.databases(origin:)` lists it.
 public struct IDBDatabaseInfo: Sendable, Hashable, Codable {
@@ -43,7 +42,7 @@ public final class IndexedDBStore: Sendable {
     let database: StoreDatabase
     let clock: @Sendable () -> Date
     /// Idle reader connections of a persistent store, reused by read-only transactions.
-    private let idleReaders = Mutex<[LockedConnection]>([])
+    private let idleReaders = Locked<[LockedConnection]>([])
 
     /// Whether a transaction is running on this thread (or task): nested ones are refused.
     @TaskLocal static var transactionActive = false

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The sessionStorage of a website data store: per namespace (a top-level browsing context) and
 /// origin, string keys and values held in this process's memory only, never written to disk.
@@ -16,7 +15,7 @@ import Synchronization
 public final class SessionStorage: Sendable {
     let database: StoreDatabase
     let clock: @Sendable () -> Date
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     struct Item {
         var value: String
@@ -34,7 +33,6 @@ public final class SessionStorage: Sendable {
         var namespaces: [SessionStorageNamespace: [SecurityOrigin: Area]] = [:]
         var nextOrder: UInt64 = 0
         var lastSeq: Int64 = 0
-        var lastVersion: Int64 = 0
         /// The newest row of `session_storage_clears` applied (or made) here.
         var lastClear: Int64 = 0
     }
@@ -51,8 +49,7 @@ public final class SessionStorage: Sendable {
         var state = State()
         state.lastSeq = try database.newestSequence()
         state.lastClear = try database.read { try $0.scalar("SELECT coalesce(max(seq), 0) FROM session_storage_clears")?.int64 ?? 0 }
-        if let reader = database.reader { state.lastVersion = try reader.withLock { try $0.dataVersion() } }
-        self.state = Mutex(state)
+        self.state = Locked(state)
     }
 
     // MARK: - Namespaces
@@ -329,7 +326,7 @@ public final class SessionStorage: Sendable {
     /// this object's position (`changes.everything`).
     private func refresh(_ s: inout State) throws {
         do {
-            guard let changes = try database.foreignChanges(since: s.lastSeq, lastVersion: &s.lastVersion) else { return }
+            guard let changes = try database.foreignChanges(since: s.lastSeq) else { return }
             s.lastSeq = changes.newestSeq
             guard changes.everything || changes.entries.contains(where: { $0.dataType == WebsiteDataType.sessionStorage.cliName })
             else { return }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The WebSQL-style databases of a website data store: per origin, named SQLite databases that
 /// their user opens and runs SQL on, each with a version string and an estimated size.
@@ -16,7 +15,7 @@ public final class WebSQLStorage: Sendable {
     /// `<store>/websql`, or `nil` for a non-persistent store.
     let directory: URL?
     /// The connections this process has open, by catalog id. In memory they hold the data.
-    private let connections = Mutex<[Int64: WebSQLConnection]>([:])
+    private let connections = Locked<[Int64: WebSQLConnection]>([:])
 
     /// The name of the folder of database files inside a store directory.
     static let folderName = "websql"
