@@ -26,7 +26,8 @@ enum FuzzTargets {
         guard let parsed = ParsedCookie.parse(header) else { return }
         precondition(parsed.name.utf8.count + parsed.value.utf8.count <= CookieRules.maxNameValueBytes)
         precondition(!(parsed.name.isEmpty && parsed.value.isEmpty))
-        precondition(!parsed.name.contains(";") && !parsed.value.contains(";"))
+        // Bytes, not Swift's `contains`, which finds ";" in U+037E (canonically equivalent).
+        precondition(!parsed.name.utf8.contains(UInt8(ascii: ";")) && !parsed.value.utf8.contains(UInt8(ascii: ";")))
         if let path = parsed.path { precondition(path.hasPrefix("/") && path.utf8.count <= CookieRules.maxAttributeValueBytes) }
     }
 

@@ -17,6 +17,24 @@ import Testing
         #expect(try store.header("https://example.com/") == "keep=1; ok=1")
     }
 
+    /// Names are bytes: `é` precomposed and `e` with a combining accent are equal Swift strings
+    /// (canonical equivalence) but two cookies, in memory, on disk and in the header; a Greek
+    /// question mark (U+037E, equivalent to ";") in a value is not a separator.
+    @Test func canonicallyEquivalentNamesAreDifferentCookies() throws {
+        do {
+            let store = try WebsiteDataStore.testing(dir.url).httpCookieStore
+            try store.set("https://example.com/", "\u{E9}=precomposed", "e\u{301}=decomposed", "q=a\u{37E}b")
+            let names = try store.allCookies().map { Array($0.name.utf8) }
+            #expect(names.count == 3)
+            #expect(Set(names) == [[0xC3, 0xA9], [0x65, 0xCC, 0x81], [0x71]])
+            let header = try #require(try store.header("https://example.com/"))
+            #expect(Array(header.utf8) == Array("\u{E9}=precomposed; e\u{301}=decomposed; q=a\u{37E}b".utf8))
+            try store.delete(Cookie(name: "e\u{301}", value: "", domain: "example.com"))
+        }
+        let reopened = try WebsiteDataStore.testing(dir.url).httpCookieStore
+        #expect(try reopened.allCookies().map { Array($0.name.utf8) }.sorted { $0.lexicographicallyPrecedes($1) } == [[0x71], [0xC3, 0xA9]])
+    }
+
     @Test func tenThousandSetCookieLinesInOneResponse() throws {
         let store = try WebsiteDataStore.testing(dir.url).httpCookieStore
         let headers = (0..<10_000).map { "c\($0)=\($0); Max-Age=3600" }

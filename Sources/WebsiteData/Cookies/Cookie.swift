@@ -69,6 +69,10 @@ public struct Cookie: Sendable, Hashable, Codable {
 }
 
 /// What makes two cookies the same cookie: name, domain, host-only flag, path and partition.
+///
+/// Compared byte for byte (UTF-8), as browsers and the store's database compare them, not as
+/// Swift compares strings: `"é"` and `"e\u{301}"`, or `"\u{37E}"` (Greek question mark) and
+/// `";"`, are equal Swift strings but different cookie names.
 public struct CookieKey: Sendable, Hashable, Codable {
     /// The cookie name.
     public var name: String
@@ -89,4 +93,24 @@ public struct CookieKey: Sendable, Hashable, Codable {
         self.path = path
         self.partitionKey = partitionKey
     }
+
+    /// Byte-for-byte equality of every part.
+    public static func == (a: CookieKey, b: CookieKey) -> Bool {
+        a.isHostOnly == b.isHostOnly && a.name.utf8.elementsEqual(b.name.utf8) && a.domain.utf8.elementsEqual(b.domain.utf8)
+            && a.path.utf8.elementsEqual(b.path.utf8) && a.partitionKey.utf8.elementsEqual(b.partitionKey.utf8)
+    }
+
+    /// Hashes the parts' bytes, consistently with `==`.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(isHostOnly)
+        for part in [name, domain, path, partitionKey] {
+            hasher.combine(part.utf8.count)
+            for byte in part.utf8 { hasher.combine(byte) }
+        }
+    }
+}
+
+extension String {
+    /// Byte-for-byte (UTF-8) equality, as cookie rules compare names, not Swift's canonical equivalence.
+    func sameBytes(as other: String) -> Bool { utf8.elementsEqual(other.utf8) }
 }

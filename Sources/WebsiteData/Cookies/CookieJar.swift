@@ -60,7 +60,7 @@ struct CookieJar {
 
         // Step 14: an insecure origin may not set a cookie that would shadow a Secure one.
         if !cookie.isSecure && !fromSecureOrigin {
-            for old in bucket where old.isSecure && old.name == cookie.name
+            for old in bucket where old.isSecure && old.name.sameBytes(as: cookie.name)
                 && (CanonicalCookie.domainMatches(old.domain, cookie.domain) || CanonicalCookie.domainMatches(cookie.domain, old.domain))
                 && CanonicalCookie.pathMatches(cookie.path, old.path) && !old.isExpired(at: now) {
                 sites[site] = bucket.isEmpty ? nil : bucket
