@@ -10,4 +10,11 @@ static inline int wk_sqlite_db_config_int(sqlite3 *db, int op, int value) {
     int out = 0;
     return sqlite3_db_config(db, op, value, &out);
 }
+
+#include <stdint.h>
+
+/// The store's change counter lives in a small file every process on the store maps into
+/// memory (ChangeCounter.swift); these read and bump it atomically.
+static inline uint64_t wk_atomic_load_u64(const uint64_t *p) { return __atomic_load_n(p, __ATOMIC_ACQUIRE); }
+static inline void wk_atomic_increment_u64(uint64_t *p) { (void)__atomic_fetch_add(p, 1, __ATOMIC_ACQ_REL); }
 #endif

@@ -22,6 +22,8 @@ final class HTTPMemoryCache: Sendable {
         var order = LeastRecentlyUsed<CacheEntryKey>()
         var bytes: Int64 = 0
         var lastSeq: Int64 = 0
+        /// What the shared change counter said when the change log was last read.
+        var watch = StoreDatabase.ChangeWatch()
     }
 
     struct Item {
@@ -138,7 +140,7 @@ final class HTTPMemoryCache: Sendable {
     /// Applies other processes' changes: memory-cache removals by site and date, and disk-cache
     /// changes (whose copies here may be outdated).
     private func refresh(_ s: inout State) {
-        guard let changes = try? database.foreignChanges(since: s.lastSeq) else { return }
+        guard let changes = try? database.foreignChanges(since: s.lastSeq, watch: &s.watch) else { return }
         s.lastSeq = changes.newestSeq
         if changes.everything {
             _ = remove(&s) { _ in true }

@@ -35,6 +35,8 @@ public struct CookieRequestContext: Sendable, Hashable {
     func isSameSite(_ url: URL) -> Bool {
         guard isSameSiteChain else { return false }
         guard let top = topLevelSite else { return true }
+        // A navigation's top-level site is the URL it requests (HTTPClient's chains): same-site.
+        if top == url { return true }
         return SchemefulSite(top) == SchemefulSite(url)
     }
 

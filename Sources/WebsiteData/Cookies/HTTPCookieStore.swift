@@ -41,6 +41,8 @@ public final class HTTPCookieStore: Sendable {
         var jar: CookieJar
         var policy: CookiePolicy
         var lastSeq: Int64 = 0
+        /// What the shared change counter said when the change log was last read.
+        var watch = StoreDatabase.ChangeWatch()
         /// Changes enqueued but not yet acknowledged as committed, to replay over a reload.
         var inflight: [UInt64: [CookieJarChange]] = [:]
         var nextInflight: UInt64 = 0
@@ -433,7 +435,7 @@ public final class HTTPCookieStore: Sendable {
 
     /// Applies another process's changes: reloads the sites the change log names.
     private func refresh(_ s: inout State) throws {
-        guard let changes = try database.foreignChanges(since: s.lastSeq) else { return }
+        guard let changes = try database.foreignChanges(since: s.lastSeq, watch: &s.watch) else { return }
         s.lastSeq = changes.newestSeq
         var sites = Set<String>()
         var everything = changes.everything

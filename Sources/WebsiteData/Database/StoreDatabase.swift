@@ -16,9 +16,15 @@ final class StoreDatabase: Sendable {
     private let queue = CommitQueue()
     /// Change-log sequence numbers this object wrote, so its own commits don't look like another process's.
     private let ownSequences = Locked<OwnSequences>(OwnSequences())
+    /// The store's shared change counter (persistent stores whose directory allows it).
+    private let changeCounter: ChangeCounter?
 
     struct OwnSequences {
         var ranges: [ClosedRange<Int64>] = []
+        /// How many times this object bumped the shared change counter.
+        var bumps: UInt64 = 0
+        /// The newest sequence number this object has committed.
+        var newestCommitted: Int64 = 0
         mutating func add(_ range: ClosedRange<Int64>) {
             ranges.append(range)
             if ranges.count > 4096 { ranges.removeFirst(2048) }
@@ -56,6 +62,7 @@ final class StoreDatabase: Sendable {
             self.permissionProblems = []
             self.writer = LockedConnection(connection)
             self.reader = nil
+            self.changeCounter = nil
             return
         }
         let file = directory.appendingPathComponent(Self.fileName)
@@ -100,6 +107,8 @@ final class StoreDatabase: Sendable {
         }
         self.writer = LockedConnection(writer)
         self.reader = LockedConnection(try DatabaseConnection(location: .file(file)))
+        // Made only once the store has opened: a refused store gains no file.
+        self.changeCounter = ChangeCounter(directory: directory)
     }
 
     /// Makes the store's files readable by their owner only (0600).
@@ -145,16 +154,43 @@ final class StoreDatabase: Sendable {
         return try writer.withLock { try body($0) }
     }
 
+    /// What a reader saw of the shared change counter when it last read the change log.
+    struct ChangeWatch: Sendable {
+        var shared: UInt64 = 0
+        var ownBumps: UInt64 = 0
+        var checkedAt: UInt64 = 0
+        var valid = false
+    }
+
+    /// The change log is read at least this often (nanoseconds) whatever the counter says.
+    static let changeLogRecheckInterval: UInt64 = 1_000_000_000
+
     /// The change-log entries written by other connections since `lastSeq`, or `nil` when
     /// nothing changed; `everything` when the log no longer reaches back that far.
     ///
-    /// Every write that changes data appends to the change log, so its newest sequence number,
-    /// one lookup of the last row, says whether anything changed. Most often what changed is
-    /// this object's own commit (the writer is another connection than this reader): the
-    /// sequence numbers it wrote say so without reading the log.
-    func foreignChanges(since lastSeq: Int64) throws -> ForeignChanges? {
+    /// First the shared change counter: when it has not moved, or moved only by this object's
+    /// own commits, nothing is read. Then the change log's newest sequence number, one lookup of
+    /// the last row: most often what changed is this object's own commit (the writer is
+    /// another connection than this reader), which the sequence numbers it wrote say.
+    func foreignChanges(since lastSeq: Int64, watch: inout ChangeWatch) throws -> ForeignChanges? {
         guard let reader else { return nil }
-        return try reader.withLock { db -> ForeignChanges? in
+        var next: ChangeWatch?
+        if let changeCounter {
+            let now = DispatchTime.now().uptimeNanoseconds
+            // Read together under the lock that orders this object's own bumps, so a difference
+            // in the shared counter that equals the difference in own bumps is only ours.
+            let (shared, own, newestOwn) = ownSequences.withLock { (changeCounter.value, $0.bumps, $0.newestCommitted) }
+            if watch.valid && now &- watch.checkedAt < Self.changeLogRecheckInterval {
+                if shared == watch.shared { return nil }
+                if shared &- watch.shared == own &- watch.ownBumps {
+                    watch.shared = shared
+                    watch.ownBumps = own
+                    return ForeignChanges(entries: [], newestSeq: max(lastSeq, newestOwn), everything: false)
+                }
+            }
+            next = ChangeWatch(shared: shared, ownBumps: own, checkedAt: now, valid: true)
+        }
+        let changes = try reader.withLock { db -> ForeignChanges? in
             let newest = try db.scalar("SELECT max(seq) FROM change_log")?.int64 ?? 0
             if newest == lastSeq { return nil }
             if newest < lastSeq || ownSequences.withLock({ $0.covers(after: lastSeq, through: newest) }) {
@@ -171,6 +207,9 @@ final class StoreDatabase: Sendable {
                 return ForeignChanges(entries: own, newestSeq: newest, everything: false)
             }
         }
+        // Recorded only once the log was read: a failed read leaves the next call to read it again.
+        if let next { watch = next }
+        return changes
     }
 
     /// The newest change-log sequence number.
@@ -234,7 +273,19 @@ final class StoreDatabase: Sendable {
             }
         }
         if let range { ownSequences.withLock { $0.add(range) } }
+        announceCommit(range)
         return result
+    }
+
+    /// Bumps the shared change counter after a commit, recording the bump (and the newest
+    /// sequence number committed) as this object's own.
+    private func announceCommit(_ range: ClosedRange<Int64>?) {
+        guard let changeCounter else { return }
+        ownSequences.withLock { own in
+            changeCounter.increment()
+            own.bumps += 1
+            if let range { own.newestCommitted = max(own.newestCommitted, range.upperBound) }
+        }
     }
 
     /// Appends change-log rows; returns the sequence numbers they took.
@@ -284,6 +335,7 @@ final class StoreDatabase: Sendable {
             }
         }
         if let failure { return batch.map { _ in failure } }
+        announceCommit(range)
         return errors
     }
 

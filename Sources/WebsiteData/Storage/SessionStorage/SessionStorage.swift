@@ -33,6 +33,8 @@ public final class SessionStorage: Sendable {
         var namespaces: [SessionStorageNamespace: [SecurityOrigin: Area]] = [:]
         var nextOrder: UInt64 = 0
         var lastSeq: Int64 = 0
+        /// What the shared change counter said when the change log was last read.
+        var watch = StoreDatabase.ChangeWatch()
         /// The newest row of `session_storage_clears` applied (or made) here.
         var lastClear: Int64 = 0
     }
@@ -326,7 +328,7 @@ public final class SessionStorage: Sendable {
     /// this object's position (`changes.everything`).
     private func refresh(_ s: inout State) throws {
         do {
-            guard let changes = try database.foreignChanges(since: s.lastSeq) else { return }
+            guard let changes = try database.foreignChanges(since: s.lastSeq, watch: &s.watch) else { return }
             s.lastSeq = changes.newestSeq
             guard changes.everything || changes.entries.contains(where: { $0.dataType == WebsiteDataType.sessionStorage.cliName })
             else { return }
