@@ -96,8 +96,8 @@ public struct CookieKey: Sendable, Hashable, Codable {
 
     /// Byte-for-byte equality of every part.
     public static func == (a: CookieKey, b: CookieKey) -> Bool {
-        a.isHostOnly == b.isHostOnly && a.name.utf8.elementsEqual(b.name.utf8) && a.domain.utf8.elementsEqual(b.domain.utf8)
-            && a.path.utf8.elementsEqual(b.path.utf8) && a.partitionKey.utf8.elementsEqual(b.partitionKey.utf8)
+        a.isHostOnly == b.isHostOnly && a.name.sameBytes(as: b.name) && a.domain.sameBytes(as: b.domain)
+            && a.path.sameBytes(as: b.path) && a.partitionKey.sameBytes(as: b.partitionKey)
     }
 
     /// Hashes the parts' bytes, consistently with `==`.
@@ -105,12 +105,21 @@ public struct CookieKey: Sendable, Hashable, Codable {
         hasher.combine(isHostOnly)
         for part in [name, domain, path, partitionKey] {
             hasher.combine(part.utf8.count)
-            for byte in part.utf8 { hasher.combine(byte) }
+            var part = part
+            part.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
         }
     }
 }
 
 extension String {
     /// Byte-for-byte (UTF-8) equality, as cookie rules compare names, not Swift's canonical equivalence.
-    func sameBytes(as other: String) -> Bool { utf8.elementsEqual(other.utf8) }
+    func sameBytes(as other: String) -> Bool {
+        guard utf8.count == other.utf8.count else { return false }
+        let contiguous = utf8.withContiguousStorageIfAvailable { a in
+            other.utf8.withContiguousStorageIfAvailable { b in
+                a.count == 0 || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0
+            }
+        }
+        return (contiguous ?? nil) ?? utf8.elementsEqual(other.utf8)
+    }
 }
