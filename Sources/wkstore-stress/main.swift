@@ -10,9 +10,9 @@
 //
 // Ingests batches of Set-Cookie headers (one response per batch, one transaction each) and
 // prints `committed BATCH` on stdout after each call returned, flushing at once, so a driver
-// that kills the process with SIGKILL knows exactly which batches were acknowledged.
+// that kills the process with SIGKILL knows exactly which batches were acknowledged. The other
+// data types' writers (CrashWriters.swift) do the same; `fill` writes until the disk is full.
 import Foundation
-import Synchronization
 import WebsiteData
 
 struct MixedStats {
@@ -41,7 +41,9 @@ func fail(_ message: String) -> Never {
 }
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-guard let mode = arguments.first else { fail("usage: wkstore-stress cookies --store DIR [--batches N] [--per-batch K] [--prefix P]") }
+guard let mode = arguments.first else {
+    fail("usage: wkstore-stress cookies|diskcache|indexeddb|localstorage|websql|appcache|fill|clear|mixed|import|nonpersistent --store DIR [options]")
+}
 arguments.removeFirst()
 var options: [String: String] = [:]
 while let flag = arguments.first {
@@ -105,7 +107,7 @@ case "mixed":
     do {
         let store = try WebsiteDataStore(directory: URL(fileURLWithPath: storePath))
         let deadline = Date().addingTimeInterval(duration)
-        let stats = Mutex(MixedStats())
+        let stats = Locked(MixedStats())
         DispatchQueue.concurrentPerform(iterations: tasks) { task in
             var local = MixedStats()
             var i = 0
