@@ -68,7 +68,8 @@ final class ChildProcess: @unchecked Sendable {
         process.arguments = arguments
         if let environment { process.environment = environment }
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        // Inherited: a child's own report (an error, a sanitizer's) shows in the test's output.
+        process.standardError = FileHandle.standardError
         try process.run()
     }
 
