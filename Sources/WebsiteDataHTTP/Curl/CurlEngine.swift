@@ -1,5 +1,6 @@
 import CCurl
 import Foundation
+import WebsiteData
 import Synchronization
 
 /// One libcurl multi handle and the thread that drives it.
@@ -10,7 +11,7 @@ import Synchronization
 /// timer is due or the inbox changes. No thread per transfer; connections are reused across
 /// transfers (and HTTP/2 streams multiplexed) by the multi handle.
 final class CurlEngine: Sendable {
-    private struct Inbox: ~Copyable {
+    private struct Inbox {
         var adds: [TransferHandoff] = []
         var cancels: [UInt64] = []
         var stopping = false
@@ -19,7 +20,7 @@ final class CurlEngine: Sendable {
     /// The multi handle. Only `curl_multi_wakeup`, which libcurl allows from any thread, is
     /// called on it outside the transfer thread.
     nonisolated(unsafe) private let multi: UnsafeMutableRawPointer
-    private let inbox = Mutex(Inbox())
+    private let inbox = Locked(Inbox())
     private let nextID = Atomic<UInt64>(1)
 
     private static let globalInit: Bool = curl_global_init(Int(CURL_GLOBAL_DEFAULT)) == CURLE_OK
