@@ -48,6 +48,10 @@ enum SQLiteFloor {
             defer { sqlite3_close_v2(db) }
             try exec(db, "PRAGMA journal_mode = WAL")
             try exec(db, "PRAGMA synchronous = NORMAL")
+            // The store's writer connection's page cache (StoreDatabase), so neither side reads
+            // pages the other keeps in memory.
+            try exec(db, "PRAGMA cache_size = \(StoreTuning.writerCacheSize)")
+            try exec(db, "PRAGMA wal_autocheckpoint = \(StoreTuning.walAutocheckpointPages)")
             try exec(db, "BEGIN IMMEDIATE")
             let statement = try prepare(db, "INSERT OR REPLACE INTO cookies (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             defer { sqlite3_finalize(statement) }

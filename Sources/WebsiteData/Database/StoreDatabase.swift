@@ -82,8 +82,8 @@ final class StoreDatabase: Sendable {
             // Every acknowledged write is a commit; checkpoints, which sync the log and the
             // database, come every 4000 pages of log (16 MB) instead of SQLite's 1000, and the
             // writer keeps 8 MB of pages (SQLite's default is 2 MB).
-            try writer.execute("PRAGMA wal_autocheckpoint = 4000")
-            try writer.execute("PRAGMA cache_size = -8192")
+            try writer.execute("PRAGMA wal_autocheckpoint = \(StoreTuning.walAutocheckpointPages)")
+            try writer.execute("PRAGMA cache_size = \(StoreTuning.writerCacheSize)")
             try Migrator().migrate(writer, path: file.path)
         } catch let error as DatabaseError {
             if [.notADatabase, .corrupt].contains(error.code.primary) {
@@ -383,3 +383,11 @@ struct PendingWrite: Sendable {
 
 import CSQLite
 private func sqlite3LastInsertRowID(_ db: DatabaseConnection) -> Int64 { sqlite3_last_insert_rowid(db.handle) }
+
+/// Settings of the store's writer connection, which wkstore-bench's SQLite floors use too.
+package enum StoreTuning {
+    /// The writer's page cache, as `PRAGMA cache_size` takes it (negative: KiB).
+    package static let writerCacheSize = -8192
+    /// Log pages between automatic checkpoints.
+    package static let walAutocheckpointPages = 4000
+}
