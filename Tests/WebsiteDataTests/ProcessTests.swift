@@ -29,6 +29,33 @@ import Testing
         #expect(try WebsiteDataStore(directory: dir.url).httpCookieStore.header("https://example.com/") == "c=3")
     }
 
+    /// The shared change counter is a hint: a commit that never bumped it (a writer killed
+    /// between its commit and the bump; here, a row and its change-log entry written with SQLite
+    /// directly) is still seen, once the change log's periodic read comes round (1 s).
+    @Test func aCommitThatDidNotBumpTheCounterIsSeenWithinASecond() throws {
+        let store = try WebsiteDataStore(directory: dir.url)
+        try store.httpCookieStore.set("https://example.com/", "a=1")
+        #expect(try store.httpCookieStore.header("https://example.com/") == "a=1")
+        let counter = dir.url.appendingPathComponent(ChangeCounter.fileName)
+        let mode = try FileManager.default.attributesOfItem(atPath: counter.path)[.posixPermissions] as? Int
+        #expect(mode == 0o600)
+        let before = try Data(contentsOf: counter)
+        do {
+            let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+            try db.execute("UPDATE cookies SET value = '2' WHERE name = 'a'")
+            try db.execute("INSERT INTO change_log (data_type, site) VALUES ('cookies', 'example.com')")
+        }
+        #expect(try Data(contentsOf: counter) == before, "the direct write did not bump the counter")
+        let deadline = Date().addingTimeInterval(5)
+        var seen: String?
+        repeat {
+            seen = try store.httpCookieStore.header("https://example.com/")
+            if seen == "a=2" { break }
+            Thread.sleep(forTimeInterval: 0.05)
+        } while Date() < deadline
+        #expect(seen == "a=2")
+    }
+
     @Test func twoStoreObjectsInOneProcessStayCoherent() throws {
         let a = try WebsiteDataStore(directory: dir.url)
         let b = try WebsiteDataStore(directory: dir.url)
