@@ -53,6 +53,33 @@ import Testing
         #expect(try db.scalar("SELECT max(seq) FROM change_log")?.int64 ?? 0 > 3)
     }
 
+    /// Every released schema is a starting point: a store left at schema N (with a cookie, a
+    /// change-log entry and a setting) opens with this binary, migrated, keeping all three.
+    @Test(arguments: 1...4)
+    func aStoreAtAnEarlierSchemaUpgradesKeepingItsData(version: Int) throws {
+        let directory = dir.path("schema-\(version)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let file = directory.appendingPathComponent(StoreDatabase.fileName)
+        do {
+            let db = try DatabaseConnection(location: .file(file))
+            try db.execute("PRAGMA journal_mode = WAL")
+            try Migrator(migrations: embeddedMigrations.filter { $0.version <= version }).migrate(db, path: file.path)
+            try db.execute("""
+                INSERT INTO cookies (site, name, value, domain, path, host_only, secure, http_only, same_site,
+                                     partition_key, expires, created, last_access, modified)
+                VALUES ('example.com', 'kept', 'v\(version)', 'example.com', '/', 1, 0, 0, 'lax', '', NULL, 100, 100, 100)
+                """)
+            try db.execute("INSERT INTO change_log (data_type, site) VALUES ('cookies', 'example.com')")
+            try db.execute("INSERT INTO settings (key, value) VALUES ('cookies.max-per-site', '50')")
+        }
+        let store = try WebsiteDataStore.testing(directory)
+        #expect(try store.httpCookieStore.header("https://example.com/") == "kept=v\(version)")
+        #expect(try store.settings()[.cookiesMaxPerSite] == "50")
+        let db = try DatabaseConnection(location: .file(file))
+        #expect(try db.rows("SELECT version FROM wkstore_schema ORDER BY version") { Int($0.int(0)) } == embeddedMigrations.map(\.version))
+        #expect(try db.scalar("SELECT count(*) FROM change_log")?.int64 ?? 0 >= 1)
+    }
+
     @Test func migrationsRunInOrderAndOnce() throws {
         let db = try DatabaseConnection(location: .memory)
         let migrator = Migrator(migrations: [
