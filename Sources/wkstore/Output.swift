@@ -1,4 +1,5 @@
 import Foundation
+import WebsiteData
 
 /// Where a command writes: results on standard output (text or JSON), messages on standard error.
 struct Output: Sendable {
@@ -139,24 +140,8 @@ enum JSONValue: Sendable {
     }
 
     private static func quote(_ value: String, into text: inout String) {
-        text += "\""
-        for scalar in value.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            default:
-                if scalar.value < 0x20 || scalar.value == 0x7F || scalar == "\u{2028}" || scalar == "\u{2029}" {
-                    let hex = String(scalar.value, radix: 16)
-                    text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    text.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        text += "\""
+        // Also DEL, U+2028 and U+2029 escaped: safe on a terminal and pasted into a script.
+        JSONString.append(value, to: &text, script: true)
     }
 }
 
