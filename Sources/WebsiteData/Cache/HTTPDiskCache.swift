@@ -222,8 +222,8 @@ final class HTTPDiskCache: Sendable {
         var entry = CacheEntry(key: key, policy: policy, site: site, body: stored, modified: now)
         let size = entry.size
         let pending = takeTouched()
-        let doomed = CacheLocked<[String]>([])
-        let rowID = CacheLocked<Int64?>(nil)
+        let doomed = Locked<[String]>([])
+        let rowID = Locked<Int64?>(nil)
         do {
             try database.write(changes: [ChangeLogEntry(.diskCache, site: site)]) { db in
                 try Self.persistAccess(pending, db)
@@ -252,17 +252,18 @@ final class HTTPDiskCache: Sendable {
                           .integer(Int64(policy.status)), .text(headerText),
                           .real(policy.requestTime.timeIntervalSince1970), .real(policy.responseTime.timeIntervalSince1970),
                           inline, fileName, .integer(bodySize), .integer(size), t, t, t])
-                rowID.set(try db.scalar("SELECT last_insert_rowid()")?.int64)
+                let id = try db.scalar("SELECT last_insert_rowid()")?.int64
+                rowID.withLock { $0 = id }
                 files += try Self.evict(maxSize: try CacheSettings.maxSize(db), db)
-                doomed.set(files)
+                doomed.withLock { $0 = files }
             }
         } catch {
             if let newFile { try? FileManager.default.removeItem(at: newFile) }
             restoreTouched(pending)
             throw HTTPCookieStore.storeError(error)
         }
-        deleteFiles(doomed.value)
-        entry.diskID = rowID.value
+        deleteFiles(doomed.withLock { $0 })
+        entry.diskID = rowID.withLock { $0 }
         return entry
     }
 
@@ -284,16 +285,16 @@ final class HTTPDiskCache: Sendable {
     /// Deletes entries by id.
     func delete(ids: [Int64], sites: Set<String>) throws {
         guard isEnabled, !ids.isEmpty else { return }
-        let files = CacheLocked<[String]>([])
+        let files = Locked<[String]>([])
         try database.write(changes: sites.map { ChangeLogEntry(.diskCache, site: $0) }) { db in
             var names: [String] = []
             for id in ids {
                 names += try db.rows("DELETE FROM http_cache WHERE id = ? RETURNING body_file", [.integer(id)]) { $0.optionalString(0) }
                     .compactMap { $0 }
             }
-            files.set(names)
+            files.withLock { $0 = names }
         }
-        deleteFiles(files.value)
+        deleteFiles(files.withLock { $0 })
     }
 
     /// Deletes every stored response for `url` (RFC 9111 §4.4 invalidation), in every partition.
@@ -303,12 +304,13 @@ final class HTTPDiskCache: Sendable {
             try db.rows("SELECT DISTINCT site FROM http_cache WHERE url = ?", [.text(url)]) { $0.string(0) }
         }
         guard !sites.isEmpty else { return }
-        let files = CacheLocked<[String]>([])
+        let files = Locked<[String]>([])
         try database.write(changes: sites.map { ChangeLogEntry(.diskCache, site: $0) }) { db in
             let names = try db.rows("DELETE FROM http_cache WHERE url = ? RETURNING body_file", [.text(url)]) { $0.optionalString(0) }
-            files.set(names.compactMap { $0 })
+            let kept = names.compactMap { $0 }
+            files.withLock { $0 = kept }
         }
-        deleteFiles(files.value)
+        deleteFiles(files.withLock { $0 })
     }
 
     /// Bytes held (the `http_cache_usage` counter).
@@ -421,15 +423,4 @@ extension HTTPDiskCache: WebsiteDataComponent {
         deleteFiles(files)
         return sites
     }
-}
-
-/// A value shared with a write closure that runs on the commit leader's thread.
-final class CacheLocked<Value: Sendable>: Sendable {
-    private let storage: Locked<Value>
-
-    init(_ value: Value) { storage = Locked(value) }
-
-    var value: Value { storage.withLock { $0 } }
-
-    func set(_ value: Value) { storage.withLock { $0 = value } }
 }

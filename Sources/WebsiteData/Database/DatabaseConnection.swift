@@ -93,11 +93,6 @@ final class DatabaseConnection {
     /// Whether a transaction is open.
     var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
-    /// SQLite's `PRAGMA data_version`: it changes when another connection commits.
-    func dataVersion() throws(DatabaseError) -> Int64 {
-        try scalar("PRAGMA data_version")?.int64 ?? 0
-    }
-
     /// Runs `body` in a transaction and commits it; rolls back if `body` throws.
     ///
     /// Writes use `BEGIN IMMEDIATE`, so the write lock is taken (or waited for) up front and a
