@@ -36,11 +36,7 @@ enum CookiePersistence {
             sites[site, default: []].append(cookie)
             count += 1
         }
-        for (stored, cookie) in moved {
-            try db.execute("DELETE FROM cookies WHERE site = ? AND domain = ? AND name = ? AND path = ? AND host_only = ? AND partition_key = ?",
-                           [.text(stored), .text(cookie.domain), .text(cookie.name), .text(cookie.path),
-                            .integer(cookie.isHostOnly ? 1 : 0), .text(cookie.partitionKey)])
-        }
+        for (stored, cookie) in moved { try deleteRow(of: cookie, filedUnder: stored, db) }
         try apply(moved.map { .upsert($0.cookie) }, touched: [], db)
         return (sites, count)
     }
@@ -51,6 +47,13 @@ enum CookiePersistence {
             result[site] = try db.rows("SELECT \(columns) FROM cookies WHERE site = ?", [.text(site)], cookie)
         }
         return result
+    }
+
+    /// Deletes the row of `cookie` (its key), filed under `site`.
+    private static func deleteRow(of cookie: Cookie, filedUnder site: String, _ db: DatabaseConnection) throws {
+        try db.execute("DELETE FROM cookies WHERE site = ? AND domain = ? AND name = ? AND path = ? AND host_only = ? AND partition_key = ?",
+                       [.text(site), .text(cookie.domain), .text(cookie.name), .text(cookie.path),
+                        .integer(cookie.isHostOnly ? 1 : 0), .text(cookie.partitionKey)])
     }
 
     /// Writes jar changes, in order.
@@ -68,8 +71,7 @@ enum CookiePersistence {
                           .real(c.created.timeIntervalSince1970), .real(c.lastAccess.timeIntervalSince1970),
                           .real(c.modified.timeIntervalSince1970)])
             case .delete(let c):
-                try db.execute("DELETE FROM cookies WHERE site = ? AND domain = ? AND name = ? AND path = ? AND host_only = ? AND partition_key = ?",
-                               [.text(c.site), .text(c.domain), .text(c.name), .text(c.path), .integer(c.isHostOnly ? 1 : 0), .text(c.partitionKey)])
+                try deleteRow(of: c, filedUnder: c.site, db)
             }
         }
         for c in touched {
