@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 duration=${1:-300}
 scratch=${WKSTORE_SCRATCH:-.build}
 swift build -c release --scratch-path "$scratch" --product wkstore-stress >/dev/null
+swift build -c release --scratch-path "$scratch" --product wkstore >/dev/null
 bin=$(swift build -c release --scratch-path "$scratch" --show-bin-path)/wkstore-stress
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
@@ -37,7 +38,9 @@ for p in 0 1 2 3; do
         esac
     done <"$dir/out$p"
 done
-kept=$(sqlite3 "$store/store.sqlite" "SELECT count(*) FROM cookies WHERE domain LIKE 'keep%'" 2>/dev/null || echo "?")
+# Counted as the store reads them (its cookies table and the cookie changes logged since the last fold).
+kept=$("$(dirname "$bin")/wkstore" --store "$store" export --format netscape 2>/dev/null \
+    | awk -F'\t' '$1 ~ /^(#HttpOnly_)?\.?keep/' | wc -l || echo "?")
 echo "soak: ${duration}s, 4 processes x 8 tasks, $clears clears"
 echo "operations: $ops ($((ops / duration)) per second)"
 echo "errors reaching callers: $errors"

@@ -24,7 +24,7 @@ enum IngestBench {
         context.bigStore = scratch
 
         // The floor: the rows the engine wrote, inserted into a fresh copy of the schema.
-        let rows = try SQLiteFloor.rows(of: directory.appendingPathComponent("store.sqlite"))
+        let rows = try SQLiteFloor.rows(of: directory)
         guard rows.count == config.big.cookies else { throw BenchError("the store holds \(rows.count) rows, not \(config.big.cookies)") }
         progress("inserting the same \(rows.count.grouped) rows into bare SQLite, 3 times")
         var floorTimes: [Timing] = []

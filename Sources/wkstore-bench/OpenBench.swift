@@ -29,7 +29,7 @@ enum OpenBench {
                   ours: Format.seconds(ours), peer: Format.seconds(scan), ratio: Format.times(ours / scan) + " scan",
                   target: "(none set)")
         table.note("median of \(config.reopens) (ours: \(oursTimes.map { Format.seconds($0) }.joined(separator: ", ")); scan: \(scanTimes.map { Format.seconds($0) }.joined(separator: ", "))), file in the page cache")
-        table.note("scan: open, step all \(scanned.grouped) rows of SELECT * FROM cookies reading every column's size, close; the first lookup (\(url.absoluteString)) sent \(LookupBench.pairs(header).count) cookies")
+        table.note("scan: open, step all \(scanned.grouped) rows of SELECT * FROM cookies and of the change log's cookie changes, reading every column's size, close; the first lookup (\(url.absoluteString)) sent \(LookupBench.pairs(header).count) cookies")
         return table
     }
 }

@@ -6,7 +6,7 @@ import WebsiteData
 /// (default 10), so that `perf record` or `valgrind --tool=callgrind` sees little else.
 enum ProfileLoop {
     static func run(_ arguments: [String]) throws {
-        guard let what = arguments.first, ["lookup", "lookup-memory", "ingest", "ingest1"].contains(what) else {
+        guard let what = arguments.first, ["lookup", "lookup-memory", "ingest", "ingest1", "ingest-memory"].contains(what) else {
             throw BenchError("usage: __profile lookup|lookup-memory|ingest|ingest1 [SECONDS] [--quick]")
         }
         let seconds = arguments.dropFirst().first.flatMap { Double($0) } ?? 10
@@ -29,11 +29,13 @@ enum ProfileLoop {
             print("\(rounds) rounds of \(data.lookups.count) lookups")
         default:
             let deadline = now() + UInt64(seconds * 1e9)
-            let threads = what == "ingest1" ? 1 : config.threads
+            let threads = what == "ingest" ? config.threads : 1
             while now() < deadline {
                 let scratch = ScratchDirectory("profile")
-                let store = try Loader.makeStore(directory: scratch.url.appendingPathComponent("store"))
+                let store = try Loader.makeStore(directory: what == "ingest-memory" ? nil : scratch.url.appendingPathComponent("store"))
+                let start = now()
                 try Loader.ingest(data.responses, into: store, threads: threads).check(expected: config.big.cookies)
+                FileHandle.standardError.write(Data("round \(rounds + 1): \(Format.seconds(Double(now() - start)))\n".utf8))
                 rounds += 1
             }
             print("\(rounds) rounds of ingesting \(data.headerCount) headers")

@@ -13,25 +13,19 @@ enum SQLiteFloor {
         case null, integer(Int64), real(Double), text(String)
     }
 
-    /// Reads every row of a store's cookies table, in the engine's column order, in the order
-    /// they arrived (creation time): the order the engine inserted them in.
-    static func rows(of file: URL) throws -> [[Value]] {
-        let db = try open(file, readOnly: true)
-        defer { sqlite3_close_v2(db) }
-        let statement = try prepare(db, "SELECT \(columns) FROM cookies ORDER BY created")
-        defer { sqlite3_finalize(statement) }
-        var rows: [[Value]] = []
-        while sqlite3_step(statement) == SQLITE_ROW {
-            rows.append((0..<Int32(14)).map { i in
-                switch sqlite3_column_type(statement, i) {
-                case SQLITE_INTEGER: return .integer(sqlite3_column_int64(statement, i))
-                case SQLITE_FLOAT: return .real(sqlite3_column_double(statement, i))
-                case SQLITE_TEXT: return .text(String(cString: sqlite3_column_text(statement, i)))
-                default: return .null
-                }
-            })
+    /// The rows of every cookie a store holds (its cookies table and the cookie changes logged
+    /// after the last fold, as the engine reads them), in the engine's column order, in the
+    /// order they arrived (creation time): the order the engine inserted them in.
+    static func rows(of directory: URL) throws -> [[Value]] {
+        let store = try WebsiteDataStore(directory: directory)
+        let cookies = try store.httpCookieStore.allCookies().sorted { $0.created < $1.created }
+        return cookies.map { c in
+            [.text(c.site), .text(c.name), .text(c.value), .text(c.domain), .text(c.path),
+             .integer(c.isHostOnly ? 1 : 0), .integer(c.isSecure ? 1 : 0), .integer(c.isHTTPOnly ? 1 : 0),
+             .text(c.sameSite.rawValue), .text(c.partitionKey),
+             c.expires.map { .real($0.timeIntervalSince1970) } ?? .null,
+             .real(c.created.timeIntervalSince1970), .real(c.lastAccess.timeIntervalSince1970), .real(c.modified.timeIntervalSince1970)]
         }
-        return rows
     }
 
     /// A fresh copy of the store's schema: a `WebsiteDataStore` made in `directory` and closed again.
@@ -73,19 +67,23 @@ enum SQLiteFloor {
         }
     }
 
-    /// Opens `file` and steps through `SELECT * FROM cookies`, reading every column's size;
+    /// Opens `file` and steps through `SELECT * FROM cookies` and the change log's cookie
+    /// changes after the last fold (the rows not yet folded into the table), reading every column's size;
     /// returns the rows seen and the nanoseconds taken from open to close.
     static func scan(_ file: URL) throws -> (rows: Int, nanoseconds: Double) {
         var count = 0
         let time = try measure {
             let db = try open(file, readOnly: true)
             defer { sqlite3_close_v2(db) }
-            let statement = try prepare(db, "SELECT * FROM cookies")
-            defer { sqlite3_finalize(statement) }
             var bytes = 0
-            while sqlite3_step(statement) == SQLITE_ROW {
-                for i in 0..<sqlite3_column_count(statement) { bytes += Int(sqlite3_column_bytes(statement, i)) }
-                count += 1
+            let logged = "SELECT * FROM change_log WHERE op IS NOT NULL AND seq > (SELECT coalesce(max(value + 0), 0) FROM settings WHERE key = 'cookies.folded_through')"
+            for sql in ["SELECT * FROM cookies", logged] {
+                let statement = try prepare(db, sql)
+                defer { sqlite3_finalize(statement) }
+                while sqlite3_step(statement) == SQLITE_ROW {
+                    for i in 0..<sqlite3_column_count(statement) { bytes += Int(sqlite3_column_bytes(statement, i)) }
+                    count += 1
+                }
             }
             keep(bytes)
         }

@@ -48,7 +48,9 @@ import Testing
         #expect(try StoreFiles.integrityCheck(store.appendingPathComponent(StoreDatabase.fileName)) == "ok")
         let present = try batches(in: store)
         #expect(present == Array(0..<present.count), "a prefix of the batches: \(present)")
-        #expect(present.count <= acknowledged + 1)
+        // Batches 0...acknowledged were acknowledged; the one being written when the kill came
+        // may have committed without saying so.
+        #expect(present.count <= acknowledged + 2)
         print("random WAL: \(acknowledged + 1) acknowledged batches, \(present.count) in the main file")
     }
 
@@ -62,7 +64,9 @@ import Testing
         #expect(try StoreFiles.integrityCheck(store.appendingPathComponent(StoreDatabase.fileName)) == "ok")
         let present = try batches(in: store)
         #expect(present == Array(0..<present.count), "a prefix of the batches: \(present)")
-        #expect(present.count <= acknowledged + 1)
+        // Batches 0...acknowledged were acknowledged; the one being written when the kill came
+        // may have committed without saying so.
+        #expect(present.count <= acknowledged + 2)
         print("truncated WAL: \(acknowledged + 1) acknowledged batches, \(present.count) kept")
     }
 

@@ -144,9 +144,61 @@ struct CookieJar {
         count += cookies.count
     }
 
-    /// Replaces everything.
-    mutating func replaceAll(with cookies: [Cookie]) {
-        replaceAll(bySite: Dictionary(grouping: cookies, by: \.site), count: cookies.count)
+    /// Cookies grouped by site, as loaded from the database.
+    struct Contents {
+        var sites: [String: [Cookie]] = [:]
+        var count = 0
+
+        /// Removes the cookies expired at `now`; returns them.
+        mutating func removeExpired(at now: Date) -> [Cookie] {
+            var removed: [Cookie] = []
+            for (site, bucket) in sites where bucket.contains(where: { $0.isExpired(at: now) }) {
+                let kept = bucket.filter { !$0.isExpired(at: now) }
+                removed += bucket.filter { $0.isExpired(at: now) }
+                sites[site] = kept.isEmpty ? nil : kept
+            }
+            count -= removed.count
+            return removed
+        }
+
+        /// Applies a cookie change read from the change log.
+        mutating func apply(_ logged: LoggedCookie) {
+            CookieJar.apply(logged, to: &sites, count: &count)
+        }
+    }
+
+    /// Replaces everything with cookies loaded from the database.
+    mutating func replaceAll(with contents: Contents) {
+        replaceAll(bySite: contents.sites, count: contents.count)
+    }
+
+    /// Applies a cookie change read from the change log (another process's write): a set
+    /// replaces the cookie with the same key, a delete removes it, an access moves its
+    /// last-access time on.
+    mutating func apply(_ logged: LoggedCookie) {
+        Self.apply(logged, to: &sites, count: &count)
+    }
+
+    private static func apply(_ logged: LoggedCookie, to sites: inout [String: [Cookie]], count: inout Int) {
+        let cookie = logged.cookie
+        let site = cookie.site
+        var bucket = sites.removeValue(forKey: site) ?? []
+        let index = bucket.firstIndex { $0.key == cookie.key }
+        switch logged.op {
+        case .set:
+            if let index { bucket[index] = cookie } else {
+                bucket.append(cookie)
+                count += 1
+            }
+        case .delete:
+            if let index {
+                bucket.remove(at: index)
+                count -= 1
+            }
+        case .access:
+            if let index, bucket[index].lastAccess < cookie.lastAccess { bucket[index].lastAccess = cookie.lastAccess }
+        }
+        if !bucket.isEmpty { sites[site] = bucket }
     }
 
     /// Replaces every cookie with cookies already grouped by site (`count` in all).

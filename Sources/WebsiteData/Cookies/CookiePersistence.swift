@@ -1,52 +1,129 @@
 import Foundation
 
-/// The SQLite side of the cookie store: loading rows into cookies and writing jar changes.
+/// The SQLite side of the cookie store.
+///
+/// A store's cookies are the cookies table plus the cookie changes logged after its last fold
+/// (`cookies.folded_through`). Writes only append to the change log (`LoggedCookie` entries),
+/// which puts one response's commit on the log's last page, whatever the sites; once enough
+/// entries follow the last fold, a commit folds them into the cookies table, in key order.
 enum CookiePersistence {
     static let columns = "name, value, domain, path, host_only, secure, http_only, same_site, partition_key, expires, created, last_access, modified"
 
-    static func cookie(_ row: Row) -> Cookie {
-        Cookie(name: row.string(0), value: row.string(1), domain: row.string(2), path: row.string(3),
-               isHostOnly: row.bool(4), isSecure: row.bool(5), isHTTPOnly: row.bool(6),
-               sameSite: CookieSameSite(rawValue: row.string(7)) ?? .unspecified, partitionKey: row.string(8),
-               expires: row.optionalDouble(9).map { Date(timeIntervalSince1970: $0) },
-               created: Date(timeIntervalSince1970: row.double(10)),
-               lastAccess: Date(timeIntervalSince1970: row.double(11)),
-               modified: Date(timeIntervalSince1970: row.double(12)))
+    /// The settings key that says through which change-log entry the cookies table is up to date.
+    static let foldedThroughKey = "cookies.folded_through"
+
+    /// The cookie in the 13 columns of `columns`, from column `offset` of `row`.
+    static func cookie(_ row: Row, from offset: Int32 = 0) -> Cookie {
+        Cookie(name: row.string(offset), value: row.string(offset + 1), domain: row.string(offset + 2), path: row.string(offset + 3),
+               isHostOnly: row.bool(offset + 4), isSecure: row.bool(offset + 5), isHTTPOnly: row.bool(offset + 6),
+               sameSite: CookieSameSite(rawValue: row.string(offset + 7)) ?? .unspecified, partitionKey: row.string(offset + 8),
+               expires: row.optionalDouble(offset + 9).map { Date(timeIntervalSince1970: $0) },
+               created: Date(timeIntervalSince1970: row.double(offset + 10)),
+               lastAccess: Date(timeIntervalSince1970: row.double(offset + 11)),
+               modified: Date(timeIntervalSince1970: row.double(offset + 12)))
     }
 
-    static func loadAll(_ db: DatabaseConnection) throws -> [Cookie] {
-        try db.rows("SELECT \(columns) FROM cookies", [], cookie)
+    /// The logged cookie change of a change-log row whose `op` is column `opAt`, followed by
+    /// the cookie's columns; `nil` for an entry that is not a cookie change.
+    static func loggedCookie(_ row: Row, opAt index: Int32) -> LoggedCookie? {
+        guard !row.isNull(index), let op = LoggedCookie.Op(rawValue: row.int(index)), !row.isNull(index + 1) else { return nil }
+        return LoggedCookie(op: op, cookie: cookie(row, from: index + 1))
     }
 
-    /// Loads every cookie, grouped by site, at open.
+    /// Binds the cookie's 13 columns (in the order of `columns`) from parameter `first`.
+    static func bind(_ c: Cookie, to statement: Statement, from first: Int32) throws(DatabaseError) {
+        try statement.bind(.text(c.name), at: first)
+        try statement.bind(.text(c.value), at: first + 1)
+        try statement.bind(.text(c.domain), at: first + 2)
+        try statement.bind(.text(c.path), at: first + 3)
+        try statement.bind(.integer(c.isHostOnly ? 1 : 0), at: first + 4)
+        try statement.bind(.integer(c.isSecure ? 1 : 0), at: first + 5)
+        try statement.bind(.integer(c.isHTTPOnly ? 1 : 0), at: first + 6)
+        try statement.bind(.text(c.sameSite.rawValue), at: first + 7)
+        try statement.bind(.text(c.partitionKey), at: first + 8)
+        try statement.bind(c.expires.map { .real($0.timeIntervalSince1970) } ?? .null, at: first + 9)
+        try statement.bind(.real(c.created.timeIntervalSince1970), at: first + 10)
+        try statement.bind(.real(c.lastAccess.timeIntervalSince1970), at: first + 11)
+        try statement.bind(.real(c.modified.timeIntervalSince1970), at: first + 12)
+    }
+
+    // MARK: Reading
+
+    /// Every cookie, grouped by site: the cookies table, then the cookie changes logged after
+    /// its last fold, applied in order. The caller runs it in one transaction.
     ///
-    /// Rows are keyed by site first, and a row's site is the display name of its domain, which
-    /// comes from libpsl's public suffix list: a newer list can move a domain to another site.
-    /// Rows filed under a site that is no longer theirs are rewritten under their site (within
-    /// the caller's write transaction), so every later write and delete, keyed by the cookie's
-    /// site, finds them.
-    static func loadAllBySite(_ db: DatabaseConnection) throws -> (sites: [String: [Cookie]], count: Int) {
-        var sites: [String: [Cookie]] = [:]
+    /// Rows of the table are keyed by site first, and a row's site is the display name of its
+    /// domain, which comes from libpsl's public suffix list: a newer list can move a domain to
+    /// another site. With `refile` (in the caller's write transaction), rows filed under a site
+    /// that is no longer theirs are rewritten under their site, so every later fold finds them.
+    static func loadAll(_ db: DatabaseConnection, refile: Bool = false) throws -> CookieJar.Contents {
+        var contents = CookieJar.Contents()
         var moved: [(stored: String, cookie: Cookie)] = []
-        var count = 0
         _ = try db.rows("SELECT \(columns), site FROM cookies", []) { row in
             let cookie = cookie(row)
             let site = cookie.site
-            if row.string(13) != site { moved.append((row.string(13), cookie)) }
-            sites[site, default: []].append(cookie)
-            count += 1
+            if refile && row.string(13) != site { moved.append((row.string(13), cookie)) }
+            contents.sites[site, default: []].append(cookie)
+            contents.count += 1
         }
-        for (stored, cookie) in moved { try deleteRow(of: cookie, filedUnder: stored, db) }
-        try apply(moved.map { .upsert($0.cookie) }, touched: [], db)
-        return (sites, count)
+        for (stored, cookie) in moved {
+            try deleteRow(of: cookie, filedUnder: stored, db)
+            try upsertRow(cookie, db)
+        }
+        let folded = try foldedThrough(db)
+        _ = try db.rows("SELECT op, \(columns) FROM change_log WHERE seq > ? AND op IS NOT NULL ORDER BY seq", [.integer(folded)]) { row in
+            if let logged = loggedCookie(row, opAt: 0) { contents.apply(logged) }
+        }
+        return contents
     }
 
-    static func load(sites: [String], _ db: DatabaseConnection) throws -> [String: [Cookie]] {
-        var result: [String: [Cookie]] = [:]
-        for site in sites {
-            result[site] = try db.rows("SELECT \(columns) FROM cookies WHERE site = ?", [.text(site)], cookie)
+    /// Through which change-log entry the cookies table is up to date.
+    static func foldedThrough(_ db: DatabaseConnection) throws -> Int64 {
+        try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(foldedThroughKey)])?.text.flatMap { Int64($0) } ?? 0
+    }
+
+    // MARK: Folding
+
+    /// Folds the cookie changes logged after `after` through `through` into the cookies table,
+    /// inside the caller's write transaction, in SQL: the last set or delete of each cookie
+    /// (its key: site, domain, name, path, host-only flag, partition) decides, then the latest
+    /// access times are applied. Rows are written in key order, so neighbours share pages.
+    /// Without deletes in the stretch, sets are written in key then log order (a later set of a
+    /// cookie replaces an earlier one), which spares grouping every change by key.
+    static func fold(_ db: DatabaseConnection, after: Int64, through: Int64) throws {
+        let key = "site, domain, name, path, host_only, partition_key"
+        let range: [DatabaseValue] = [.integer(after), .integer(through)]
+        func any(_ op: LoggedCookie.Op) throws -> Bool {
+            try db.scalar("SELECT 1 FROM change_log WHERE seq > ?1 AND seq <= ?2 AND op = \(op.rawValue) LIMIT 1", range) != nil
         }
-        return result
+        if try any(.delete) {
+            // The last set or delete of each cookie decides.
+            let last = "SELECT max(seq) FROM change_log WHERE seq > ?1 AND seq <= ?2 AND op IN (1, 2) GROUP BY \(key)"
+            try db.execute("DELETE FROM cookies WHERE (\(key)) IN (SELECT \(key) FROM change_log WHERE seq IN (\(last)) AND op = 2)", range)
+            try db.execute("INSERT OR REPLACE INTO cookies (site, \(columns)) SELECT site, \(columns) FROM change_log WHERE seq IN (\(last)) AND op = 1 ORDER BY \(key)", range)
+        } else {
+            // Sets only: in log order, each replacing the one before it.
+            try db.execute("INSERT OR REPLACE INTO cookies (site, \(columns)) SELECT site, \(columns) FROM change_log WHERE seq > ?1 AND seq <= ?2 AND op = 1 ORDER BY \(key), seq", range)
+        }
+        if try any(.access) {
+            try db.execute("""
+                UPDATE cookies SET last_access = max(cookies.last_access, access.last_access)
+                FROM (SELECT \(key), max(last_access) AS last_access FROM change_log
+                      WHERE seq > ?1 AND seq <= ?2 AND op = 3 GROUP BY \(key)) AS access
+                WHERE (cookies.site, cookies.domain, cookies.name, cookies.path, cookies.host_only, cookies.partition_key)
+                    = (access.site, access.domain, access.name, access.path, access.host_only, access.partition_key)
+                """, range)
+        }
+        try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(foldedThroughKey), .text(String(through))])
+    }
+
+    /// Writes the row of `cookie` (its key), filed under its site.
+    private static func upsertRow(_ c: Cookie, _ db: DatabaseConnection) throws {
+        let statement = try db.statement("INSERT OR REPLACE INTO cookies (site, \(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        try statement.reset()
+        try statement.bind(.text(c.site), at: 1)
+        try bind(c, to: statement, from: 2)
+        try statement.run()
     }
 
     /// Deletes the row of `cookie` (its key), filed under `site`.
@@ -56,28 +133,23 @@ enum CookiePersistence {
                         .integer(cookie.isHostOnly ? 1 : 0), .text(cookie.partitionKey)])
     }
 
-    /// Writes jar changes, in order.
-    static func apply(_ changes: [CookieJarChange], touched: [Cookie], _ db: DatabaseConnection) throws {
-        for change in changes {
+    // MARK: Writing
+
+    /// The change-log entries of jar changes, in order, then of cookies whose last access moved
+    /// on. An overwrite (the old cookie's delete, then the new one) is logged as its set alone:
+    /// a set replaces the cookie with the same key.
+    static func logEntries(_ changes: [CookieJarChange], touched: [Cookie]) -> [ChangeLogEntry] {
+        var entries: [ChangeLogEntry] = []
+        entries.reserveCapacity(changes.count + touched.count)
+        for (i, change) in changes.enumerated() {
             switch change {
-            case .upsert(let c):
-                try db.execute("""
-                    INSERT OR REPLACE INTO cookies (site, \(columns))
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [.text(c.site), .text(c.name), .text(c.value), .text(c.domain), .text(c.path),
-                          .integer(c.isHostOnly ? 1 : 0), .integer(c.isSecure ? 1 : 0), .integer(c.isHTTPOnly ? 1 : 0),
-                          .text(c.sameSite.rawValue), .text(c.partitionKey),
-                          c.expires.map { .real($0.timeIntervalSince1970) } ?? .null,
-                          .real(c.created.timeIntervalSince1970), .real(c.lastAccess.timeIntervalSince1970),
-                          .real(c.modified.timeIntervalSince1970)])
+            case .upsert(let c): entries.append(ChangeLogEntry(.set, c))
             case .delete(let c):
-                try deleteRow(of: c, filedUnder: c.site, db)
+                if i + 1 < changes.count, case .upsert(let next) = changes[i + 1], next.key == c.key { continue }
+                entries.append(ChangeLogEntry(.delete, c))
             }
         }
-        for c in touched {
-            try db.execute("UPDATE cookies SET last_access = ? WHERE site = ? AND domain = ? AND name = ? AND path = ? AND host_only = ? AND partition_key = ?",
-                           [.real(c.lastAccess.timeIntervalSince1970), .text(c.site), .text(c.domain), .text(c.name),
-                            .text(c.path), .integer(c.isHostOnly ? 1 : 0), .text(c.partitionKey)])
-        }
+        for c in touched { entries.append(ChangeLogEntry(.access, c)) }
+        return entries
     }
 }

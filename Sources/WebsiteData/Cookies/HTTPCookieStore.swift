@@ -60,12 +60,16 @@ public final class HTTPCookieStore: Sendable {
         let (cookies, settings, seq) = try database.writer.withLock { db in
             try db.transaction {
                 try db.execute("DELETE FROM cookies WHERE expires IS NOT NULL AND expires <= ?", [.real(now.timeIntervalSince1970)])
-                return (try CookiePersistence.loadAllBySite(db), try SettingsTable.values(db),
+                var contents = try CookiePersistence.loadAll(db, refile: true)
+                // Logged cookies that have expired since are deleted through the log.
+                let expired = contents.removeExpired(at: now)
+                _ = try StoreDatabase.appendToLog(CookiePersistence.logEntries(expired.map { .delete($0) }, touched: []), db)
+                return (contents, try SettingsTable.values(db),
                         try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0)
             }
         }
         var jar = CookieJar(limits: SettingsTable.cookieLimits(settings))
-        jar.replaceAll(bySite: cookies.sites, count: cookies.count)
+        jar.replaceAll(with: cookies)
         var state = State(jar: jar, policy: SettingsTable.cookiePolicy(settings))
         state.lastSeq = seq
         self.state = Locked(state)
@@ -79,7 +83,7 @@ public final class HTTPCookieStore: Sendable {
             return t
         }
         if !touched.isEmpty {
-            try? database.write(changes: []) { db in try CookiePersistence.apply([], touched: touched, db) }
+            try? database.write(changes: CookiePersistence.logEntries([], touched: touched)) { _ in }
         }
     }
 
@@ -315,15 +319,15 @@ public final class HTTPCookieStore: Sendable {
     /// it queues at most one write, announced.
     private func apply(_ cookies: [(Cookie, Bool)], fromSecureOrigin: Bool, api: CookieAPI, url: URL?,
                        context: CookieRequestContext, now: Date, summary: inout CookieWriteSummary) throws {
-        let (ticket, inflightID, sites) = try state.withLock { s -> (UInt64?, UInt64, Set<String>) in
+        let (ticket, inflightID) = try state.withLock { s -> (UInt64?, UInt64) in
             try refresh(&s)
             if let url, !allows(s.policy, url: url, context: context) {
                 summary.rejected += cookies.map { CookieRejection(.policy, name: $0.0.name) }
-                return (nil, 0, [])
+                return (nil, 0)
             }
             if url == nil && s.policy == .disallow {
                 summary.rejected += cookies.map { CookieRejection(.policy, name: $0.0.name) }
-                return (nil, 0, [])
+                return (nil, 0)
             }
             var changes: [CookieJarChange] = []
             var events: [CookieStoreChange] = []
@@ -351,19 +355,15 @@ public final class HTTPCookieStore: Sendable {
             for site in sites {
                 for c in s.jar.purgeExpired(site: site, now: now) { changes.append(.delete(c)) }
             }
-            guard !changes.isEmpty else { return (nil, 0, []) }
+            guard !changes.isEmpty else { return (nil, 0) }
             notify(&s, events)
             let touched = s.touched
             s.touched = []
             let id = s.nextInflight
             s.nextInflight += 1
             s.inflight[id] = changes
-            let log = sites.count > 1000 ? [ChangeLogEntry(.cookies, site: "*")] : sites.map { ChangeLogEntry(.cookies, site: $0) }
-            let frozen = changes
-            let ticket = database.enqueueWrite(changes: log, announced: true) { db in
-                try CookiePersistence.apply(frozen, touched: touched, db)
-            }
-            return (ticket, id, sites)
+            let ticket = database.enqueueWrite(changes: CookiePersistence.logEntries(changes, touched: touched), announced: true) { _ in }
+            return (ticket, id)
         }
         guard let ticket else { return }
         do {
@@ -373,7 +373,7 @@ public final class HTTPCookieStore: Sendable {
             // Nothing of this write is kept: make memory agree with the database again.
             try? state.withLock { s in
                 s.inflight.removeValue(forKey: inflightID)
-                try reload(&s, sites: sites)
+                try reloadAll(&s)
             }
             throw Self.storeError(error)
         }
@@ -391,9 +391,7 @@ public final class HTTPCookieStore: Sendable {
             let id = s.nextInflight
             s.nextInflight += 1
             s.inflight[id] = changes
-            let sites = Set(removed.map(\.site))
-            let log = everySite || sites.count > 1000 ? [ChangeLogEntry(.cookies, site: "*")] : sites.map { ChangeLogEntry(.cookies, site: $0) }
-            let ticket = database.enqueueWrite(changes: log) { db in try CookiePersistence.apply(changes, touched: [], db) }
+            let ticket = database.enqueueWrite(changes: CookiePersistence.logEntries(changes, touched: [])) { _ in }
             return (ticket, id, removed)
         }
         guard let ticket else { return [] }
@@ -403,7 +401,7 @@ public final class HTTPCookieStore: Sendable {
         } catch {
             try? state.withLock { s in
                 s.inflight.removeValue(forKey: inflightID)
-                try reload(&s, sites: Set(removed.map(\.site)))
+                try reloadAll(&s)
             }
             throw Self.storeError(error)
         }
@@ -418,32 +416,36 @@ public final class HTTPCookieStore: Sendable {
         return try state.withLock { s in
             try refresh(&s)
             do {
-                return try database.writeNow(changes: [ChangeLogEntry(.cookies, site: "*")]) { db in
+                return try database.writeNow(changes: []) { db in
                     try body(&s.jar, now) { changes in
-                        try CookiePersistence.apply(changes, touched: [], db)
+                        _ = try StoreDatabase.appendToLog(CookiePersistence.logEntries(changes, touched: []), db)
                         changes.removeAll(keepingCapacity: true)
                     }
                 }
             } catch {
-                let all = try database.read { try CookiePersistence.loadAll($0) }
-                s.jar.replaceAll(with: all)
-                replayInflight(&s, sites: nil)
+                try reloadAll(&s)
                 throw Self.storeError(error)
             }
         }
     }
 
-    /// Applies another process's changes: reloads the sites the change log names.
+    /// Applies another process's changes: the cookie changes the change log holds, in order.
     private func refresh(_ s: inout State) throws {
-        guard let changes = try database.foreignChanges(since: s.lastSeq, watch: &s.watch) else { return }
+        guard let changes = try database.foreignChanges(since: s.lastSeq, watch: &s.watch, cookies: true) else { return }
         s.lastSeq = changes.newestSeq
         var sites = Set<String>()
         var everything = changes.everything
         var settingsChanged = changes.everything
         for entry in changes.entries {
             if entry.dataType == "settings" { settingsChanged = true }
-            guard entry.dataType == WebsiteDataType.cookies.cliName else { continue }
-            if entry.site == "*" { everything = true } else { sites.insert(entry.site) }
+            guard entry.dataType == WebsiteDataType.cookies.cliName, !everything else { continue }
+            if let logged = entry.cookie {
+                s.jar.apply(logged)
+                sites.insert(logged.cookie.site)
+            } else {
+                // An entry that names a site without its cookies: read everything again.
+                everything = true
+            }
         }
         if settingsChanged {
             let values = try database.read { try SettingsTable.values($0) }
@@ -451,18 +453,18 @@ public final class HTTPCookieStore: Sendable {
             s.policy = SettingsTable.cookiePolicy(values)
         }
         if everything {
-            let all = try database.read { try CookiePersistence.loadAll($0) }
-            s.jar.replaceAll(with: all)
-            replayInflight(&s, sites: nil)
+            try reloadAll(&s)
         } else if !sites.isEmpty {
-            try reload(&s, sites: sites)
+            replayInflight(&s, sites: sites)
         }
     }
 
-    private func reload(_ s: inout State, sites: Set<String>) throws {
-        let loaded = try database.read { try CookiePersistence.load(sites: Array(sites), $0) }
-        for (site, cookies) in loaded { s.jar.replaceSite(site, with: cookies) }
-        replayInflight(&s, sites: sites)
+    /// Reads every cookie from the database again (after a failed write, or when this process
+    /// fell too far behind the change log), then this process's own changes not yet committed.
+    private func reloadAll(_ s: inout State) throws {
+        let all = try database.read { db in try db.transaction(write: false) { try CookiePersistence.loadAll(db) } }
+        s.jar.replaceAll(with: all)
+        replayInflight(&s, sites: nil)
     }
 
     /// Re-applies this process's not-yet-acknowledged changes over freshly loaded sites.
@@ -497,9 +499,7 @@ public final class HTTPCookieStore: Sendable {
             guard !evicted.isEmpty else { return nil }
             notify(&s, evicted.map { CookieStoreChange(cookie: $0, cause: .evicted, removed: true) })
             let changes = evicted.map { CookieJarChange.delete($0) }
-            return database.enqueueWrite(changes: [ChangeLogEntry(.cookies, site: "*")]) { db in
-                try CookiePersistence.apply(changes, touched: [], db)
-            }
+            return database.enqueueWrite(changes: CookiePersistence.logEntries(changes, touched: [])) { _ in }
         }
         if let ticket { try database.waitForCommit(ticket) }
     }

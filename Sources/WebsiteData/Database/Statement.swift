@@ -76,6 +76,12 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
+    /// Runs the statement to completion with the values bound since the last `reset`.
+    func run() throws(DatabaseError) {
+        while try step() {}
+        sqlite3_reset(handle)
+    }
+
     /// Runs the statement and collects one value per row with `read`.
     func rows<T>(_ values: [DatabaseValue] = [], _ read: (Row) throws -> T) throws -> [T] {
         try reset(binding: values)

@@ -172,7 +172,10 @@ final class StoreDatabase: Sendable {
     /// own commits, nothing is read. Then the change log's newest sequence number, one lookup of
     /// the last row: most often what changed is this object's own commit (the writer is
     /// another connection than this reader), which the sequence numbers it wrote say.
-    func foreignChanges(since lastSeq: Int64, watch: inout ChangeWatch) throws -> ForeignChanges? {
+    ///
+    /// - Parameter cookies: read the cookies of logged cookie changes (the cookie store);
+    ///   without, those entries are left out.
+    func foreignChanges(since lastSeq: Int64, watch: inout ChangeWatch, cookies: Bool = false) throws -> ForeignChanges? {
         guard let reader else { return nil }
         var next: ChangeWatch?
         if let changeCounter {
@@ -198,10 +201,21 @@ final class StoreDatabase: Sendable {
             }
             return try db.transaction(write: false) {
                 let trimmed = try db.scalar("SELECT value FROM settings WHERE key = 'change_log.trimmed_through'")?.text.flatMap { Int64($0) } ?? 0
-                let entries = try db.rows("SELECT seq, data_type, site, since FROM change_log WHERE seq > ? ORDER BY seq", [.integer(lastSeq)]) {
-                    ChangeLogEntry(seq: $0.int(0), dataType: $0.string(1), site: $0.string(2), since: $0.optionalDouble(3))
+                let entries: [ChangeLogEntry]
+                if cookies {
+                    entries = try db.rows("SELECT seq, data_type, site, since, op, \(CookiePersistence.columns) FROM change_log WHERE seq > ? ORDER BY seq",
+                                          [.integer(lastSeq)]) { row in
+                        ChangeLogEntry(seq: row.int(0), dataType: row.string(1), site: row.string(2), since: row.optionalDouble(3),
+                                       cookie: CookiePersistence.loggedCookie(row, opAt: 4))
+                    }
+                } else {
+                    entries = try db.rows("SELECT seq, data_type, site, since FROM change_log WHERE seq > ? AND op IS NULL ORDER BY seq", [.integer(lastSeq)]) {
+                        ChangeLogEntry(seq: $0.int(0), dataType: $0.string(1), site: $0.string(2), since: $0.optionalDouble(3))
+                    }
                 }
-                let newest = entries.last?.seq ?? lastSeq
+                // Entries left out (cookie changes) still count: the newest seen is at least
+                // the newest committed before this transaction began.
+                let newest = max(entries.last?.seq ?? lastSeq, newest)
                 if lastSeq < trimmed { return ForeignChanges(entries: [], newestSeq: max(newest, trimmed), everything: true) }
                 let own = ownSequences.withLock { own in entries.filter { !own.contains($0.seq) } }
                 return ForeignChanges(entries: own, newestSeq: newest, everything: false)
@@ -261,18 +275,27 @@ final class StoreDatabase: Sendable {
     }
 
     /// Runs a long write (an import) in a transaction of its own, right away, after the writes
-    /// queued before it; records `changes` in the change log.
+    /// queued before it; records `changes` in the change log. Entries `body` appends itself
+    /// (with `appendToLog`) are this object's own too: every sequence number the transaction
+    /// takes is.
     func writeNow<T>(changes: [ChangeLogEntry], _ body: (DatabaseConnection) throws -> T) throws -> T {
         drainQueue()
         var range: ClosedRange<Int64>?
         let result = try writer.withLock { db in
             try db.transaction {
+                let before = try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0
                 let value = try body(db)
-                range = try self.log(changes, db)
+                _ = try Self.appendToLog(changes, db)
+                let after = try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0
+                if after > before {
+                    let taken = (before + 1)...after
+                    if taken.upperBound % 512 < Int64(taken.count) { try self.maintainLog(db) }
+                    self.ownSequences.withLock { $0.add(taken) }
+                    range = taken
+                }
                 return value
             }
         }
-        if let range { ownSequences.withLock { $0.add(range) } }
         announceCommit(range)
         return result
     }
@@ -288,12 +311,25 @@ final class StoreDatabase: Sendable {
         }
     }
 
-    /// Appends change-log rows; returns the sequence numbers they took.
-    private func log(_ changes: [ChangeLogEntry], _ db: DatabaseConnection) throws -> ClosedRange<Int64>? {
+    /// Appends change-log rows (with their cookies, for cookie changes); returns the sequence
+    /// numbers they took. Used inside a write transaction of the writer connection.
+    static func appendToLog(_ changes: [ChangeLogEntry], _ db: DatabaseConnection) throws -> ClosedRange<Int64>? {
+        guard !changes.isEmpty else { return nil }
+        let statement = try db.statement("""
+            INSERT INTO change_log (data_type, site, since, op, \(CookiePersistence.columns))
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
         var range: ClosedRange<Int64>?
         for entry in changes {
-            try db.execute("INSERT INTO change_log (data_type, site, since) VALUES (?, ?, ?)",
-                           [.text(entry.dataType), .text(entry.site), entry.since.map { .real($0) } ?? .null])
+            try statement.reset()
+            try statement.bind(.text(entry.dataType), at: 1)
+            try statement.bind(.text(entry.site), at: 2)
+            if let since = entry.since { try statement.bind(.real(since), at: 3) }
+            if let logged = entry.cookie {
+                try statement.bind(.integer(logged.op.rawValue), at: 4)
+                try CookiePersistence.bind(logged.cookie, to: statement, from: 5)
+            }
+            try statement.run()
             let seq = sqlite3LastInsertRowID(db)
             range = (range?.lowerBound ?? seq)...seq
         }
@@ -311,7 +347,7 @@ final class StoreDatabase: Sendable {
                         do {
                             try db.execute("SAVEPOINT item", [])
                             try item.body(db)
-                            let logged = try self.log(item.changes, db)
+                            let logged = try Self.appendToLog(item.changes, db)
                             try db.execute("RELEASE item", [])
                             if let logged { range = (range?.lowerBound ?? logged.lowerBound)...logged.upperBound }
                         } catch {
@@ -323,7 +359,7 @@ final class StoreDatabase: Sendable {
                             errors[i] = error
                         }
                     }
-                    if let range, range.upperBound % 512 < Int64(range.count) { try self.trimChangeLog(db) }
+                    if let range, range.upperBound % 512 < Int64(range.count) { try self.maintainLog(db) }
                     // Known as ours before COMMIT makes the rows visible: a reader that sees them
                     // between COMMIT and now would take them for another process's and reload.
                     if let range { self.ownSequences.withLock { $0.add(range) } }
@@ -339,13 +375,35 @@ final class StoreDatabase: Sendable {
         return errors
     }
 
-    /// Keeps the change log short: entries older than the newest 4096 are dropped, and the
-    /// point they were dropped to is recorded so a process that lags further reloads everything.
-    private func trimChangeLog(_ db: DatabaseConnection) throws {
-        guard let newest = try db.scalar("SELECT max(seq) FROM change_log")?.int64, newest > 4096 else { return }
-        let through = newest - 4096
-        try db.execute("DELETE FROM change_log WHERE seq <= ?", [.integer(through)])
+    /// Keeps the change log short. Cookie changes are folded into the cookies table once more
+    /// than `StoreTuning.cookieLogFoldEntries` entries follow the last fold (or always, with
+    /// `foldAll`). Entries older than the newest 4096 (all but the newest, with `foldAll`) are
+    /// dropped, cookie changes only once folded; the point they were dropped to is recorded,
+    /// so a process that lags further reloads everything.
+    private func maintainLog(_ db: DatabaseConnection, foldAll: Bool = false) throws {
+        guard let newest = try db.scalar("SELECT max(seq) FROM change_log")?.int64 else { return }
+        var folded = try CookiePersistence.foldedThrough(db)
+        if foldAll || newest - folded > StoreTuning.cookieLogFoldEntries {
+            try CookiePersistence.fold(db, after: folded, through: newest)
+            folded = newest
+        }
+        let through = foldAll ? newest - 1 : newest - 4096
+        let trimmed = try db.scalar("SELECT value FROM settings WHERE key = 'change_log.trimmed_through'")?.text.flatMap { Int64($0) } ?? 0
+        guard through > trimmed else { return }
+        // Folded entries go whatever they are; past the fold, only those that are not cookie
+        // changes (the range since the last trim: the cookie changes before it stay until folded).
+        try db.execute("DELETE FROM change_log WHERE seq <= ?", [.integer(min(through, folded))])
+        if through > folded {
+            try db.execute("DELETE FROM change_log WHERE seq > ? AND seq <= ? AND op IS NULL", [.integer(max(trimmed, folded)), .integer(through)])
+        }
         try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('change_log.trimmed_through', ?)", [.text(String(through))])
+    }
+
+    /// Folds every logged cookie change into the cookies table and drops the change log but
+    /// its newest entry (before a `VACUUM`), after the writes queued so far.
+    func foldChangeLog() throws {
+        drainQueue()
+        try writer.withLock { db in try db.transaction { try self.maintainLog(db, foldAll: true) } }
     }
 }
 
@@ -355,17 +413,42 @@ struct ChangeLogEntry: Sendable, Hashable {
     var dataType: String
     var site: String
     var since: Double?
+    /// For a cookie change, the change and the cookie; `nil` for an entry that names a site
+    /// whose data changed.
+    var cookie: LoggedCookie?
 
-    init(seq: Int64 = 0, dataType: String, site: String, since: Double? = nil) {
+    init(seq: Int64 = 0, dataType: String, site: String, since: Double? = nil, cookie: LoggedCookie? = nil) {
         self.seq = seq
         self.dataType = dataType
         self.site = site
         self.since = since
+        self.cookie = cookie
     }
 
     init(_ type: WebsiteDataType, site: String, since: Date? = nil) {
         self.init(dataType: type.cliName, site: site, since: since?.timeIntervalSince1970)
     }
+
+    /// The entry of one cookie change.
+    init(_ op: LoggedCookie.Op, _ cookie: Cookie) {
+        self.init(dataType: WebsiteDataType.cookies.cliName, site: cookie.site, cookie: LoggedCookie(op: op, cookie: cookie))
+    }
+}
+
+/// A cookie change as the change log holds it.
+struct LoggedCookie: Sendable, Hashable {
+    /// What happened to the cookie (the log's `op` column).
+    enum Op: Int64, Sendable, Hashable {
+        /// Inserted or overwritten: the cookie is the new one.
+        case set = 1
+        /// Deleted.
+        case delete = 2
+        /// Its last-access time moved on (and nothing else changed).
+        case access = 3
+    }
+
+    var op: Op
+    var cookie: Cookie
 }
 
 /// What other connections changed.
@@ -390,4 +473,7 @@ package enum StoreTuning {
     package static let writerCacheSize = -8192
     /// Log pages between automatic checkpoints.
     package static let walAutocheckpointPages = 4000
+    /// Change-log entries after the last fold that make the next commit fold the logged cookie
+    /// changes into the cookies table.
+    static let cookieLogFoldEntries: Int64 = 32_768
 }

@@ -55,7 +55,7 @@ extension WebsiteDataStore {
         guard let directory else { return VacuumResult(bytesBefore: 0, bytesAfter: 0) }
         let before = Self.databaseBytes(directory)
         do {
-            database.drainQueue()
+            try database.foldChangeLog()
             try database.writer.withLock { db in
                 try db.execute("VACUUM")
                 try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+@testable import WebsiteData
+
+/// Cookie changes are appended to the change log and folded into the cookies table in bulk:
+/// whatever the point a fold happened at, the store, a fresh open and the folded table agree
+/// with every change applied in order.
+@Suite struct CookieLogTests {
+    let dir = TemporaryDirectory()
+
+    /// The cookies the file's cookies table holds (name=value), after folding the whole log.
+    func foldedTable(_ store: WebsiteDataStore) throws -> [String: String] {
+        try store.database.foldChangeLog()
+        let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        return Dictionary(uniqueKeysWithValues: try db.rows("SELECT name, value FROM cookies") { ($0.string(0), $0.string(1)) })
+    }
+
+    func view(_ store: WebsiteDataStore) throws -> [String: String] {
+        Dictionary(uniqueKeysWithValues: try store.httpCookieStore.allCookies().map { ($0.name, $0.value) })
+    }
+
+    @Test func setsDeletesAndAccessesFoldedAtAnyPointAgreeWithTheirOrder() throws {
+        let clock = TestClock()
+        let store = try WebsiteDataStore.testing(dir.url, clock: clock)
+        var model: [String: String] = [:]
+        var random = SystemRandomNumberGenerator()
+        var folds = 0
+        for step in 0..<2000 {
+            let name = "c\(Int.random(in: 0..<30, using: &random))"
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<5:
+                try store.httpCookieStore.set("https://example.com/", "\(name)=\(step); Max-Age=86400")
+                model[name] = "\(step)"
+            case 5..<7:
+                try store.httpCookieStore.set("https://example.com/", "\(name)=; Max-Age=0")
+                model[name] = nil
+            default:
+                // A lookup: the last-access times it moves on are logged with the next write.
+                _ = try store.httpCookieStore.header("https://example.com/")
+            }
+            clock.advance(Double.random(in: 0...120, using: &random))
+            if Int.random(in: 0..<150, using: &random) == 0 {
+                try store.database.foldChangeLog()
+                folds += 1
+            }
+        }
+        #expect(folds > 3)
+        #expect(try view(store) == model)
+        let reopened = try WebsiteDataStore.testing(dir.url, clock: clock)
+        #expect(try view(reopened) == model)
+        #expect(try foldedTable(reopened) == model)
+        #expect(try view(WebsiteDataStore.testing(dir.url, clock: clock)) == model)
+    }
+
+    /// The last access a lookup records reaches the table through a fold, and a later set of
+    /// the same cookie is not undone by an older access.
+    @Test func accessTimesAreFoldedWithoutUndoingLaterWrites() throws {
+        let clock = TestClock()
+        let start = clock.now
+        let store = try WebsiteDataStore.testing(dir.url, clock: clock)
+        try store.httpCookieStore.set("https://example.com/", "a=1; Max-Age=86400", "b=1; Max-Age=86400")
+        try store.database.foldChangeLog()
+        clock.advance(3600)
+        #expect(try store.httpCookieStore.header("https://example.com/") == "a=1; b=1")
+        try store.httpCookieStore.set("https://example.com/", "b=2; Max-Age=86400")
+        #expect(try foldedTable(store) == ["a": "1", "b": "2"])
+        let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        let access = Dictionary(uniqueKeysWithValues: try db.rows("SELECT name, last_access FROM cookies") { ($0.string(0), $0.double(1)) })
+        #expect(access["a"] == start.timeIntervalSince1970 + 3600)
+        #expect(access["b"] == start.timeIntervalSince1970 + 3600)
+    }
+
+    /// A long run of writes folds on its own once the log holds more than
+    /// `StoreTuning.cookieLogFoldEntries` entries past the last fold, and trims what it folded.
+    @Test func aLongRunFoldsOnItsOwnAndKeepsTheLogShort() throws {
+        let clock = TestClock()
+        let store = try WebsiteDataStore.testing(dir.url, clock: clock)
+        try store.set(.cookiesMaxTotal, to: "100000")
+        let perBatch = 1000
+        let batches = Int(StoreTuning.cookieLogFoldEntries) / perBatch + 2
+        var expected: [String: String] = [:]
+        for batch in 0..<batches {
+            let cookies = (0..<perBatch).map { i in
+                // Every other batch overwrites the previous batch's cookies.
+                let name = "n\(batch / 2)-\(i)"
+                expected[name] = "v\(batch)"
+                return Cookie(name: name, value: "v\(batch)", domain: "s\(i % 200).example", path: "/", isHostOnly: true,
+                              expires: clock.now.addingTimeInterval(86400))
+            }
+            let summary = try store.httpCookieStore.setCookies(cookies)
+            #expect(summary.stored == perBatch)
+        }
+        let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        let folded = try CookiePersistence.foldedThrough(db)
+        #expect(folded > StoreTuning.cookieLogFoldEntries)
+        #expect(try db.scalar("SELECT count(*) FROM cookies")?.int64 ?? 0 > 10_000)
+        #expect(try db.scalar("SELECT count(*) FROM change_log")?.int64 ?? 0 < StoreTuning.cookieLogFoldEntries)
+        let reopened = try WebsiteDataStore.testing(dir.url, clock: clock)
+        #expect(try view(reopened) == expected)
+    }
+}
