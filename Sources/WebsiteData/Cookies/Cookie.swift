@@ -55,6 +55,19 @@ public struct Cookie: Sendable, Hashable, Codable {
     /// The identity of a cookie in a store: two cookies with the same key replace each other.
     public var key: CookieKey { CookieKey(name: name, domain: domain, isHostOnly: isHostOnly, path: path, partitionKey: partitionKey) }
 
+    /// Whether `other` has this cookie's key (byte for byte), compared in place: building the
+    /// two keys to compare them copies four strings each.
+    func hasSameKey(as other: Cookie) -> Bool {
+        isHostOnly == other.isHostOnly && name.sameBytes(as: other.name) && domain.sameBytes(as: other.domain)
+            && path.sameBytes(as: other.path) && partitionKey.sameBytes(as: other.partitionKey)
+    }
+
+    /// Whether `key` is this cookie's key (byte for byte), compared in place.
+    func hasKey(_ key: CookieKey) -> Bool {
+        isHostOnly == key.isHostOnly && name.sameBytes(as: key.name) && domain.sameBytes(as: key.domain)
+            && path.sameBytes(as: key.path) && partitionKey.sameBytes(as: key.partitionKey)
+    }
+
     /// The site (display name) the cookie belongs to.
     public var site: String { Site.displayName(forHost: domain) }
 

@@ -70,7 +70,7 @@ struct CookieJar {
 
         var result = Insertion()
         let key = cookie.key
-        if let index = bucket.firstIndex(where: { $0.key == key }) {
+        if let index = bucket.firstIndex(where: { $0.hasSameKey(as: cookie) }) {
             let old = bucket[index]
             // Step 22: script may not overwrite an HttpOnly cookie.
             if old.isHTTPOnly && api == .nonHTTP {
@@ -121,7 +121,7 @@ struct CookieJar {
     @discardableResult
     mutating func remove(key: CookieKey, site: String) -> Cookie? {
         guard var bucket = sites.removeValue(forKey: site) else { return nil }
-        let removed = bucket.firstIndex { $0.key == key }.map { bucket.remove(at: $0) }
+        let removed = bucket.firstIndex { $0.hasKey(key) }.map { bucket.remove(at: $0) }
         if removed != nil { count -= 1 }
         if !bucket.isEmpty { sites[site] = bucket }
         return removed
@@ -183,7 +183,7 @@ struct CookieJar {
         let cookie = logged.cookie
         let site = cookie.site
         var bucket = sites.removeValue(forKey: site) ?? []
-        let index = bucket.firstIndex { $0.key == cookie.key }
+        let index = bucket.firstIndex { $0.hasSameKey(as: cookie) }
         switch logged.op {
         case .set:
             if let index { bucket[index] = cookie } else {
@@ -225,7 +225,7 @@ struct CookieJar {
         for (i, c) in bucket.enumerated() where c.isExpired(at: now) { victims.insert(i) }
         let excess = bucket.count - victims.count - limits.maxPerSite
         if excess > 0 {
-            let order = bucket.indices.filter { !victims.contains($0) && bucket[$0].key != key }
+            let order = bucket.indices.filter { i in !victims.contains(i) && !(key.map { bucket[i].hasKey($0) } ?? false) }
                 .sorted { evictsBefore(bucket[$0], bucket[$1]) }
             for i in order.prefix(excess) { victims.insert(i) }
         }

@@ -77,6 +77,20 @@ enum CookiePersistence {
         return contents
     }
 
+    /// The settings key that holds how many entries past the last fold make the next fold.
+    static let foldThresholdKey = "cookies.fold_threshold"
+
+    /// How many change-log entries past the last fold make the next fold:
+    /// `StoreTuning.cookieLogFoldEntries`, or a quarter of the table's rows at the last fold when
+    /// more. A fold of entries spread over many sites writes most of the table's pages, so a
+    /// large table is folded less often, each time with more entries: every entry then costs a
+    /// bounded share of a page write, and the log a reader replays at open stays under a quarter
+    /// of the table (beyond the minimum).
+    static func foldThreshold(_ db: DatabaseConnection) throws -> Int64 {
+        let stored = try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(foldThresholdKey)])?.text.flatMap { Int64($0) } ?? 0
+        return max(StoreTuning.cookieLogFoldEntries, stored)
+    }
+
     /// Through which change-log entry the cookies table is up to date.
     static func foldedThrough(_ db: DatabaseConnection) throws -> Int64 {
         try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(foldedThroughKey)])?.text.flatMap { Int64($0) } ?? 0
@@ -115,6 +129,8 @@ enum CookiePersistence {
                 """, range)
         }
         try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(foldedThroughKey), .text(String(through))])
+        let rows = try db.scalar("SELECT count(*) FROM cookies")?.int64 ?? 0
+        try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(foldThresholdKey), .text(String(rows / 4))])
     }
 
     /// Writes the row of `cookie` (its key), filed under its site.
@@ -145,7 +161,7 @@ enum CookiePersistence {
             switch change {
             case .upsert(let c): entries.append(ChangeLogEntry(.set, c))
             case .delete(let c):
-                if i + 1 < changes.count, case .upsert(let next) = changes[i + 1], next.key == c.key { continue }
+                if i + 1 < changes.count, case .upsert(let next) = changes[i + 1], next.hasSameKey(as: c) { continue }
                 entries.append(ChangeLogEntry(.delete, c))
             }
         }

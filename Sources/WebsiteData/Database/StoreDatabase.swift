@@ -376,14 +376,15 @@ final class StoreDatabase: Sendable {
     }
 
     /// Keeps the change log short. Cookie changes are folded into the cookies table once more
-    /// than `StoreTuning.cookieLogFoldEntries` entries follow the last fold (or always, with
+    /// entries than `CookiePersistence.foldThreshold` follow the last fold (or always, with
     /// `foldAll`). Entries older than the newest 4096 (all but the newest, with `foldAll`) are
     /// dropped, cookie changes only once folded; the point they were dropped to is recorded,
     /// so a process that lags further reloads everything.
     private func maintainLog(_ db: DatabaseConnection, foldAll: Bool = false) throws {
         guard let newest = try db.scalar("SELECT max(seq) FROM change_log")?.int64 else { return }
         var folded = try CookiePersistence.foldedThrough(db)
-        if foldAll || newest - folded > StoreTuning.cookieLogFoldEntries {
+        let threshold = try CookiePersistence.foldThreshold(db)
+        if foldAll || newest - folded > threshold {
             try CookiePersistence.fold(db, after: folded, through: newest)
             folded = newest
         }
@@ -474,6 +475,6 @@ package enum StoreTuning {
     /// Log pages between automatic checkpoints.
     package static let walAutocheckpointPages = 4000
     /// Change-log entries after the last fold that make the next commit fold the logged cookie
-    /// changes into the cookies table.
+    /// changes into the cookies table, at least: a quarter of the table's rows, when more.
     static let cookieLogFoldEntries: Int64 = 32_768
 }

@@ -21,9 +21,9 @@ public enum Site {
     /// The display name for a canonical (lower-case, no trailing dot) host name.
     public static func displayName(forHost host: String) -> String {
         if host.isEmpty { return host }
-        if let known = displayNames.withLock({ $0[host] }) { return known }
+        if let known = displayNames.read({ $0[host] }) { return known }
         let name = isIPAddress(host) || host == "localhost" ? host : pslRegistrableDomain(host) ?? host
-        displayNames.withLock { cache in
+        displayNames.write { cache in
             if cache.count >= displayNameCacheLimit { cache.removeAll(keepingCapacity: true) }
             cache[host] = name
         }
@@ -33,7 +33,7 @@ public enum Site {
     /// Display names already worked out, by host. Every cookie written or sent needs its site,
     /// several times; a lookup here costs a tenth of asking libpsl again (measured:
     /// 0.78 µs for libpsl). Emptied when it reaches `displayNameCacheLimit` hosts.
-    private static let displayNames = Locked<[String: String]>([:])
+    private static let displayNames = ReadMostlyLocked<[String: String]>([:])
     private static let displayNameCacheLimit = 50_000
 
     /// The registrable domain (eTLD+1) of a host, or `nil` when the host is a public suffix or an IP.

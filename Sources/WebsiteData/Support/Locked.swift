@@ -37,3 +37,37 @@ package final class Locked<Value>: @unchecked Sendable {
         return try body(&value)
     }
 }
+
+/// A value behind a pthread read-write lock, for state read far more often than written (a
+/// cache shared by every thread): readers do not wait for one another.
+package final class ReadMostlyLocked<Value>: @unchecked Sendable {
+    private let lock: UnsafeMutablePointer<pthread_rwlock_t>
+    private var value: Value
+
+    /// Creates the lock holding `value`.
+    package init(_ value: sending Value) {
+        lock = .allocate(capacity: 1)
+        lock.initialize(to: pthread_rwlock_t())
+        pthread_rwlock_init(lock, nil)
+        self.value = value
+    }
+
+    deinit {
+        pthread_rwlock_destroy(lock)
+        lock.deallocate()
+    }
+
+    /// Runs `body` with the value, holding the lock for reading (others may read meanwhile).
+    package func read<Result>(_ body: (Value) throws -> Result) rethrows -> Result {
+        pthread_rwlock_rdlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
+        return try body(value)
+    }
+
+    /// Runs `body` with the value, holding the lock for writing.
+    package func write<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+        pthread_rwlock_wrlock(lock)
+        defer { pthread_rwlock_unlock(lock) }
+        return try body(&value)
+    }
+}
