@@ -46,9 +46,18 @@ final class Statement {
         case .null: code = sqlite3_bind_null(handle, index)
         case .integer(let v): code = sqlite3_bind_int64(handle, index, v)
         case .real(let v): code = sqlite3_bind_double(handle, index, v)
-        case .text(let v):
+        case .text(var v):
             // With its byte count, not -1: text may hold NUL characters (a localStorage value can).
-            code = sqlite3_bind_text64(handle, index, v, sqlite3_uint64(v.utf8.count), wk_sqlite_transient(), UInt8(SQLITE_UTF8))
+            // From the string's own bytes: passing the String as a C string copies a short
+            // (inline) string to the heap first. SQLite copies the bytes (transient).
+            code = v.withUTF8 { bytes in
+                guard let base = bytes.baseAddress else {
+                    return sqlite3_bind_text64(handle, index, "", 0, wk_sqlite_transient(), UInt8(SQLITE_UTF8))
+                }
+                return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    sqlite3_bind_text64(handle, index, $0, sqlite3_uint64(bytes.count), wk_sqlite_transient(), UInt8(SQLITE_UTF8))
+                }
+            }
         case .blob(let v):
             code = v.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), wk_sqlite_transient()) }
         }
