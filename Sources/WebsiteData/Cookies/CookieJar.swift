@@ -93,6 +93,7 @@ struct CookieJar {
             if result.changes.isEmpty { result.cause = .expired }
             return .success(result)
         }
+        Self.shareStrings(of: &cookie, with: bucket)
         bucket.append(cookie)
         count += 1
         result.changes.append(.upsert(cookie))
@@ -167,6 +168,25 @@ struct CookieJar {
         }
     }
 
+    /// Makes `cookie` share the storage of its domain and path with a cookie of its site that
+    /// has the same, when there is one. A lookup reads the domain and path of every cookie of
+    /// the site; shared, they are a few strings in cache instead of one allocation per cookie
+    /// (and equal strings compare by identity).
+    static func shareStrings(of cookie: inout Cookie, with bucket: [Cookie]) {
+        var sharedDomain = false, sharedPath = false
+        for other in bucket.reversed() {
+            if !sharedDomain && other.domain == cookie.domain {
+                cookie.domain = other.domain
+                sharedDomain = true
+            }
+            if !sharedPath && other.path == cookie.path {
+                cookie.path = other.path
+                sharedPath = true
+            }
+            if sharedDomain && sharedPath { return }
+        }
+    }
+
     /// Replaces everything with cookies loaded from the database.
     mutating func replaceAll(with contents: Contents) {
         replaceAll(bySite: contents.sites, count: contents.count)
@@ -186,6 +206,8 @@ struct CookieJar {
         let index = bucket.firstIndex { $0.hasSameKey(as: cookie) }
         switch logged.op {
         case .set:
+            var cookie = cookie
+            shareStrings(of: &cookie, with: bucket)
             if let index { bucket[index] = cookie } else {
                 bucket.append(cookie)
                 count += 1

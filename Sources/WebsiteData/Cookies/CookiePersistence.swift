@@ -59,8 +59,14 @@ enum CookiePersistence {
     static func loadAll(_ db: DatabaseConnection, refile: Bool = false) throws -> CookieJar.Contents {
         var contents = CookieJar.Contents()
         var moved: [(stored: String, cookie: Cookie)] = []
+        // One string per distinct domain and path (see `CookieJar.shareStrings`).
+        var shared: [String: String] = [:]
         _ = try db.rows("SELECT \(columns), site FROM cookies", []) { row in
-            let cookie = cookie(row)
+            var cookie = cookie(row)
+            cookie.domain = shared[cookie.domain, default: cookie.domain]
+            shared[cookie.domain] = cookie.domain
+            cookie.path = shared[cookie.path, default: cookie.path]
+            shared[cookie.path] = cookie.path
             let site = cookie.site
             if refile && row.string(13) != site { moved.append((row.string(13), cookie)) }
             contents.sites[site, default: []].append(cookie)
