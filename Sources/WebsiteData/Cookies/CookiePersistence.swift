@@ -59,14 +59,20 @@ enum CookiePersistence {
     static func loadAll(_ db: DatabaseConnection, refile: Bool = false) throws -> CookieJar.Contents {
         var contents = CookieJar.Contents()
         var moved: [(stored: String, cookie: Cookie)] = []
-        // One string per distinct domain and path (see `CookieJar.shareStrings`).
-        var shared: [String: String] = [:]
+        // Rows come in key order (site, domain, name, path): a domain's rows are neighbours, so
+        // each row shares the storage of the previous row's domain when equal, and of a path
+        // seen before in the same domain (see `CookieJar.shareStrings`).
+        var domain = ""
+        var paths: [String] = []
         _ = try db.rows("SELECT \(columns), site FROM cookies", []) { row in
             var cookie = cookie(row)
-            cookie.domain = shared[cookie.domain, default: cookie.domain]
-            shared[cookie.domain] = cookie.domain
-            cookie.path = shared[cookie.path, default: cookie.path]
-            shared[cookie.path] = cookie.path
+            if domain == cookie.domain {
+                cookie.domain = domain
+                if let path = paths.first(where: { $0 == cookie.path }) { cookie.path = path } else { paths.append(cookie.path) }
+            } else {
+                domain = cookie.domain
+                paths = [cookie.path]
+            }
             let site = cookie.site
             if refile && row.string(13) != site { moved.append((row.string(13), cookie)) }
             contents.sites[site, default: []].append(cookie)
