@@ -117,6 +117,23 @@ enum CookiePersistence {
     /// Without deletes in the stretch, sets are written in key then log order (a later set of a
     /// cookie replaces an earlier one), which spares grouping every change by key.
     static func fold(_ db: DatabaseConnection, after: Int64, through: Int64) throws {
+        // In stretches of `foldChunkEntries`, applied in order: each stretch's sort holds its
+        // rows in memory, and a row may carry 4 KB.
+        var start = after
+        while start < through {
+            let end = min(through, start + foldChunkEntries)
+            try foldStretch(db, after: start, through: end)
+            start = end
+        }
+        let rows = try db.scalar("SELECT count(*) FROM cookies")?.int64 ?? 0
+        try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(foldedThroughKey), .text(String(through))])
+        try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(foldThresholdKey), .text(String(rows / 4))])
+    }
+
+    /// The most change-log entries one sort of a fold holds.
+    static let foldChunkEntries: Int64 = 8192
+
+    private static func foldStretch(_ db: DatabaseConnection, after: Int64, through: Int64) throws {
         let key = "site, domain, name, path, host_only, partition_key"
         let range: [DatabaseValue] = [.integer(after), .integer(through)]
         func any(_ op: LoggedCookie.Op) throws -> Bool {
@@ -140,9 +157,6 @@ enum CookiePersistence {
                     = (access.site, access.domain, access.name, access.path, access.host_only, access.partition_key)
                 """, range)
         }
-        try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(foldedThroughKey), .text(String(through))])
-        let rows = try db.scalar("SELECT count(*) FROM cookies")?.int64 ?? 0
-        try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(foldThresholdKey), .text(String(rows / 4))])
     }
 
     /// Writes the row of `cookie` (its key), filed under its site.

@@ -420,6 +420,8 @@ public final class HTTPCookieStore: Sendable {
                     try body(&s.jar, now) { changes in
                         _ = try StoreDatabase.appendToLog(CookiePersistence.logEntries(changes, touched: []), db)
                         changes.removeAll(keepingCapacity: true)
+                        // A long import folds as it goes, so the log never holds all of it.
+                        try database.maintainLog(db)
                     }
                 }
             } catch {

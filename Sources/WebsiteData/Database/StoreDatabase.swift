@@ -380,7 +380,7 @@ final class StoreDatabase: Sendable {
     /// `foldAll`). Entries older than the newest 4096 (all but the newest, with `foldAll`) are
     /// dropped, cookie changes only once folded; the point they were dropped to is recorded,
     /// so a process that lags further reloads everything.
-    private func maintainLog(_ db: DatabaseConnection, foldAll: Bool = false) throws {
+    func maintainLog(_ db: DatabaseConnection, foldAll: Bool = false) throws {
         guard let newest = try db.scalar("SELECT max(seq) FROM change_log")?.int64 else { return }
         var folded = try CookiePersistence.foldedThrough(db)
         let threshold = try CookiePersistence.foldThreshold(db)
