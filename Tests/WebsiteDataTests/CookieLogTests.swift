@@ -52,6 +52,29 @@ import Testing
         #expect(try view(WebsiteDataStore.testing(dir.url, clock: clock)) == model)
     }
 
+    /// Another store object on the same directory applies many logged changes to a large site
+    /// at once (through an index of the site's cookies) and ends where the writer is.
+    @Test func manyChangesToALargeSiteReachAnotherStoreObject() throws {
+        let clock = TestClock()
+        let writer = try WebsiteDataStore.testing(dir.url, clock: clock)
+        try writer.set(.cookiesMaxPerSite, to: "5000")
+        let reader = try WebsiteDataStore.testing(dir.url, clock: clock)
+        try writer.httpCookieStore.setCookies((0..<1500).map {
+            Cookie(name: "c\($0)", value: "0", domain: "example.com", path: "/", expires: clock.now.addingTimeInterval(86400))
+        })
+        #expect(try view(reader).count == 1500)
+        var random = SystemRandomNumberGenerator()
+        for step in 1...300 {
+            let name = "c\(Int.random(in: 0..<1600, using: &random))"
+            if step % 3 == 0 {
+                try writer.httpCookieStore.set("https://example.com/", "\(name)=; Max-Age=0")
+            } else {
+                try writer.httpCookieStore.set("https://example.com/", "\(name)=\(step); Max-Age=86400")
+            }
+        }
+        #expect(try view(reader) == view(writer))
+    }
+
     /// The last access a lookup records reaches the table through a fold, and a later set of
     /// the same cookie is not undone by an older access.
     @Test func accessTimesAreFoldedWithoutUndoingLaterWrites() throws {

@@ -162,9 +162,9 @@ struct CookieJar {
             return removed
         }
 
-        /// Applies a cookie change read from the change log.
-        mutating func apply(_ logged: LoggedCookie) {
-            CookieJar.apply(logged, to: &sites, count: &count)
+        /// Applies cookie changes read from the change log, in order.
+        mutating func apply(_ changes: [LoggedCookie]) {
+            CookieJar.apply(changes, to: &sites, count: &count)
         }
     }
 
@@ -192,17 +192,32 @@ struct CookieJar {
         replaceAll(bySite: contents.sites, count: contents.count)
     }
 
-    /// Applies a cookie change read from the change log (another process's write): a set
-    /// replaces the cookie with the same key, a delete removes it, an access moves its
+    /// Applies cookie changes read from the change log (other processes' writes), in order: a
+    /// set replaces the cookie with the same key, a delete removes it, an access moves its
     /// last-access time on.
-    mutating func apply(_ logged: LoggedCookie) {
-        Self.apply(logged, to: &sites, count: &count)
+    mutating func apply(_ changes: [LoggedCookie]) {
+        Self.apply(changes, to: &sites, count: &count)
     }
 
-    private static func apply(_ logged: LoggedCookie, to sites: inout [String: [Cookie]], count: inout Int) {
+    private static func apply(_ changes: [LoggedCookie], to sites: inout [String: [Cookie]], count: inout Int) {
+        // A site's changes are applied in order; sites do not depend on one another.
+        var bySite: [String: [LoggedCookie]] = [:]
+        for change in changes { bySite[change.cookie.site, default: []].append(change) }
+        for (site, siteChanges) in bySite {
+            var bucket = sites.removeValue(forKey: site) ?? []
+            if siteChanges.count * bucket.count <= 4096 {
+                for change in siteChanges { apply(change, to: &bucket, count: &count) }
+            } else {
+                // Many changes to a large site: find cookies through an index of the bucket
+                // instead of scanning it for each change.
+                applyIndexed(siteChanges, to: &bucket, count: &count)
+            }
+            if !bucket.isEmpty { sites[site] = bucket }
+        }
+    }
+
+    private static func apply(_ logged: LoggedCookie, to bucket: inout [Cookie], count: inout Int) {
         let cookie = logged.cookie
-        let site = cookie.site
-        var bucket = sites.removeValue(forKey: site) ?? []
         let index = bucket.firstIndex { $0.hasSameKey(as: cookie) }
         switch logged.op {
         case .set:
@@ -220,7 +235,40 @@ struct CookieJar {
         case .access:
             if let index, bucket[index].lastAccess < cookie.lastAccess { bucket[index].lastAccess = cookie.lastAccess }
         }
-        if !bucket.isEmpty { sites[site] = bucket }
+    }
+
+    private static func applyIndexed(_ changes: [LoggedCookie], to bucket: inout [Cookie], count: inout Int) {
+        var index = [CookieKey: Int](minimumCapacity: bucket.count + changes.count)
+        for (i, cookie) in bucket.enumerated() { index[cookie.key] = i }
+        var gone = [Bool](repeating: false, count: bucket.count)
+        for change in changes {
+            let key = change.cookie.key
+            switch change.op {
+            case .set:
+                if let i = index[key] {
+                    if gone[i] {
+                        gone[i] = false
+                        count += 1
+                    }
+                    bucket[i] = change.cookie
+                } else {
+                    index[key] = bucket.count
+                    bucket.append(change.cookie)
+                    gone.append(false)
+                    count += 1
+                }
+            case .delete:
+                if let i = index[key], !gone[i] {
+                    gone[i] = true
+                    count -= 1
+                }
+            case .access:
+                if let i = index[key], !gone[i], bucket[i].lastAccess < change.cookie.lastAccess {
+                    bucket[i].lastAccess = change.cookie.lastAccess
+                }
+            }
+        }
+        if gone.contains(true) { bucket = zip(bucket, gone).compactMap { $1 ? nil : $0 } }
     }
 
     /// Replaces every cookie with cookies already grouped by site (`count` in all).

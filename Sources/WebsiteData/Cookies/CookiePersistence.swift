@@ -83,9 +83,10 @@ enum CookiePersistence {
             try upsertRow(cookie, db)
         }
         let folded = try foldedThrough(db)
-        _ = try db.rows("SELECT op, \(columns) FROM change_log WHERE seq > ? AND op IS NOT NULL ORDER BY seq", [.integer(folded)]) { row in
-            if let logged = loggedCookie(row, opAt: 0) { contents.apply(logged) }
+        let logged = try db.rows("SELECT op, \(columns) FROM change_log WHERE seq > ? AND op IS NOT NULL ORDER BY seq", [.integer(folded)]) {
+            loggedCookie($0, opAt: 0)
         }
+        contents.apply(logged.compactMap { $0 })
         return contents
     }
 

@@ -435,19 +435,23 @@ public final class HTTPCookieStore: Sendable {
     private func refresh(_ s: inout State) throws {
         guard let changes = try database.foreignChanges(since: s.lastSeq, watch: &s.watch, cookies: true) else { return }
         s.lastSeq = changes.newestSeq
-        var sites = Set<String>()
+        var logged: [LoggedCookie] = []
         var everything = changes.everything
         var settingsChanged = changes.everything
         for entry in changes.entries {
             if entry.dataType == "settings" { settingsChanged = true }
-            guard entry.dataType == WebsiteDataType.cookies.cliName, !everything else { continue }
-            if let logged = entry.cookie {
-                s.jar.apply(logged)
-                sites.insert(logged.cookie.site)
+            guard entry.dataType == WebsiteDataType.cookies.cliName else { continue }
+            if let cookie = entry.cookie {
+                logged.append(cookie)
             } else {
                 // An entry that names a site without its cookies: read everything again.
                 everything = true
             }
+        }
+        var sites = Set<String>()
+        if !everything && !logged.isEmpty {
+            s.jar.apply(logged)
+            sites = Set(logged.map(\.cookie.site))
         }
         if settingsChanged {
             let values = try database.read { try SettingsTable.values($0) }
