@@ -201,8 +201,7 @@ enum StorageCommands {
             case "\\": result += "\\\\"
             default:
                 if scalar.value < 0x20 || scalar.value == 0x7F {
-                    let hex = String(scalar.value, radix: 16)
-                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                    result += JSONString.unicodeEscape(scalar)
                 } else {
                     result.unicodeScalars.append(scalar)
                 }

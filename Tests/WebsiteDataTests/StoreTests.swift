@@ -173,8 +173,8 @@ import Testing
     /// changes logged after the last fold), read with a connection of its own.
     func storedCookieNames() throws -> [String] {
         let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
-        let contents = try db.transaction(write: false) { try CookiePersistence.loadAll(db) }
-        return contents.sites.values.flatMap { $0.map(\.name) }.sorted()
+        let jar = try db.transaction(write: false) { try CookiePersistence.loadAll(db, limits: CookieLimits()) }
+        return jar.all.map(\.name).sorted()
     }
 }
 

@@ -62,12 +62,6 @@ public struct Cookie: Sendable, Hashable, Codable {
             && path.sameBytes(as: other.path) && partitionKey.sameBytes(as: other.partitionKey)
     }
 
-    /// Whether `key` is this cookie's key (byte for byte), compared in place.
-    func hasKey(_ key: CookieKey) -> Bool {
-        isHostOnly == key.isHostOnly && name.sameBytes(as: key.name) && domain.sameBytes(as: key.domain)
-            && path.sameBytes(as: key.path) && partitionKey.sameBytes(as: key.partitionKey)
-    }
-
     /// The site (display name) the cookie belongs to.
     public var site: String { Site.displayName(forHost: domain) }
 

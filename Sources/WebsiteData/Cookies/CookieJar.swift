@@ -69,7 +69,6 @@ struct CookieJar {
         }
 
         var result = Insertion()
-        let key = cookie.key
         if let index = bucket.firstIndex(where: { $0.hasSameKey(as: cookie) }) {
             let old = bucket[index]
             // Step 22: script may not overwrite an HttpOnly cookie.
@@ -98,10 +97,10 @@ struct CookieJar {
         count += 1
         result.changes.append(.upsert(cookie))
         if evict && bucket.count > limits.maxPerSite {
-            evictFromSite(&bucket, now: now, keeping: key, into: &result)
+            evictFromSite(&bucket, now: now, keeping: cookie, into: &result)
         }
         sites[site] = bucket
-        if evict && count > limits.maxTotal { evictGlobally(now: now, keeping: key, into: &result) }
+        if evict && count > limits.maxTotal { evictGlobally(now: now, keeping: cookie.key, into: &result) }
         return .success(result)
     }
 
@@ -118,16 +117,6 @@ struct CookieJar {
         return removed
     }
 
-    /// Removes the cookie with `key` from `site` (a cookie's key fixes its site); returns it.
-    @discardableResult
-    mutating func remove(key: CookieKey, site: String) -> Cookie? {
-        guard var bucket = sites.removeValue(forKey: site) else { return nil }
-        let removed = bucket.firstIndex { $0.hasKey(key) }.map { bucket.remove(at: $0) }
-        if removed != nil { count -= 1 }
-        if !bucket.isEmpty { sites[site] = bucket }
-        return removed
-    }
-
     /// Removes every cookie of the given sites; returns them.
     mutating func removeSites(_ names: some Sequence<String>) -> [Cookie] {
         var removed: [Cookie] = []
@@ -136,36 +125,6 @@ struct CookieJar {
         }
         count -= removed.count
         return removed
-    }
-
-    /// Replaces the cookies of one site with what the database holds (after another process wrote).
-    mutating func replaceSite(_ site: String, with cookies: [Cookie]) {
-        count -= sites[site]?.count ?? 0
-        sites[site] = cookies.isEmpty ? nil : cookies
-        count += cookies.count
-    }
-
-    /// Cookies grouped by site, as loaded from the database.
-    struct Contents {
-        var sites: [String: [Cookie]] = [:]
-        var count = 0
-
-        /// Removes the cookies expired at `now`; returns them.
-        mutating func removeExpired(at now: Date) -> [Cookie] {
-            var removed: [Cookie] = []
-            for (site, bucket) in sites where bucket.contains(where: { $0.isExpired(at: now) }) {
-                let kept = bucket.filter { !$0.isExpired(at: now) }
-                removed += bucket.filter { $0.isExpired(at: now) }
-                sites[site] = kept.isEmpty ? nil : kept
-            }
-            count -= removed.count
-            return removed
-        }
-
-        /// Applies cookie changes read from the change log, in order.
-        mutating func apply(_ changes: [LoggedCookie]) {
-            CookieJar.apply(changes, to: &sites, count: &count)
-        }
     }
 
     /// Makes `cookie` share the storage of its domain and path with a cookie of its site that
@@ -187,33 +146,32 @@ struct CookieJar {
         }
     }
 
-    /// Replaces everything with cookies loaded from the database.
-    mutating func replaceAll(with contents: Contents) {
-        replaceAll(bySite: contents.sites, count: contents.count)
+    /// Replaces every cookie with those of `loaded` (read from the database), keeping this
+    /// jar's limits and creation-time clock.
+    mutating func replaceAll(with loaded: CookieJar) {
+        replaceAll(bySite: loaded.sites, count: loaded.count)
     }
 
-    /// Applies cookie changes read from the change log (other processes' writes), in order: a
-    /// set replaces the cookie with the same key, a delete removes it, an access moves its
-    /// last-access time on.
-    mutating func apply(_ changes: [LoggedCookie]) {
-        Self.apply(changes, to: &sites, count: &count)
-    }
-
-    private static func apply(_ changes: [LoggedCookie], to sites: inout [String: [Cookie]], count: inout Int) {
+    /// Applies cookie changes (read from the change log, or this process's own not yet
+    /// committed), in order: a set replaces the cookie with the same key, a delete removes it,
+    /// an access moves its last-access time on. Returns the sites changed.
+    @discardableResult
+    mutating func apply(_ changes: [LoggedCookie]) -> Set<String> {
         // A site's changes are applied in order; sites do not depend on one another.
         var bySite: [String: [LoggedCookie]] = [:]
         for change in changes { bySite[change.cookie.site, default: []].append(change) }
         for (site, siteChanges) in bySite {
             var bucket = sites.removeValue(forKey: site) ?? []
             if siteChanges.count * bucket.count <= 4096 {
-                for change in siteChanges { apply(change, to: &bucket, count: &count) }
+                for change in siteChanges { Self.apply(change, to: &bucket, count: &count) }
             } else {
                 // Many changes to a large site: find cookies through an index of the bucket
                 // instead of scanning it for each change.
-                applyIndexed(siteChanges, to: &bucket, count: &count)
+                Self.applyIndexed(siteChanges, to: &bucket, count: &count)
             }
             if !bucket.isEmpty { sites[site] = bucket }
         }
+        return Set(bySite.keys)
     }
 
     private static func apply(_ logged: LoggedCookie, to bucket: inout [Cookie], count: inout Int) {
@@ -290,12 +248,12 @@ struct CookieJar {
 
     // MARK: Eviction (Chromium's order: expired, then least recently used, non-secure before secure)
 
-    private mutating func evictFromSite(_ bucket: inout [Cookie], now: Date, keeping key: CookieKey?, into result: inout Insertion) {
+    private mutating func evictFromSite(_ bucket: inout [Cookie], now: Date, keeping kept: Cookie?, into result: inout Insertion) {
         var victims = IndexSet()
         for (i, c) in bucket.enumerated() where c.isExpired(at: now) { victims.insert(i) }
         let excess = bucket.count - victims.count - limits.maxPerSite
         if excess > 0 {
-            let order = bucket.indices.filter { i in !victims.contains(i) && !(key.map { bucket[i].hasKey($0) } ?? false) }
+            let order = bucket.indices.filter { i in !victims.contains(i) && !(kept.map { bucket[i].hasSameKey(as: $0) } ?? false) }
                 .sorted { evictsBefore(bucket[$0], bucket[$1]) }
             for i in order.prefix(excess) { victims.insert(i) }
         }

@@ -49,15 +49,16 @@ enum CookiePersistence {
 
     // MARK: Reading
 
-    /// Every cookie, grouped by site: the cookies table, then the cookie changes logged after
-    /// its last fold, applied in order. The caller runs it in one transaction.
+    /// A jar with `limits` holding every cookie: the cookies table, then the cookie changes
+    /// logged after its last fold, applied in order. The caller runs it in one transaction.
     ///
     /// Rows of the table are keyed by site first, and a row's site is the display name of its
     /// domain, which comes from libpsl's public suffix list: a newer list can move a domain to
     /// another site. With `refile` (in the caller's write transaction), rows filed under a site
     /// that is no longer theirs are rewritten under their site, so every later fold finds them.
-    static func loadAll(_ db: DatabaseConnection, refile: Bool = false) throws -> CookieJar.Contents {
-        var contents = CookieJar.Contents()
+    static func loadAll(_ db: DatabaseConnection, limits: CookieLimits, refile: Bool = false) throws -> CookieJar {
+        var sites: [String: [Cookie]] = [:]
+        var count = 0
         var moved: [(stored: String, cookie: Cookie)] = []
         // Rows come in key order (site, domain, name, path): a domain's rows are neighbours, so
         // each row shares the storage of the previous row's domain when equal, and of a path
@@ -75,19 +76,21 @@ enum CookiePersistence {
             }
             let site = cookie.site
             if refile && row.string(13) != site { moved.append((row.string(13), cookie)) }
-            contents.sites[site, default: []].append(cookie)
-            contents.count += 1
+            sites[site, default: []].append(cookie)
+            count += 1
         }
         for (stored, cookie) in moved {
             try deleteRow(of: cookie, filedUnder: stored, db)
             try upsertRow(cookie, db)
         }
+        var jar = CookieJar(limits: limits)
+        jar.replaceAll(bySite: sites, count: count)
         let folded = try foldedThrough(db)
         let logged = try db.rows("SELECT op, \(columns) FROM change_log WHERE seq > ? AND op IS NOT NULL ORDER BY seq", [.integer(folded)]) {
             loggedCookie($0, opAt: 0)
         }
-        contents.apply(logged.compactMap { $0 })
-        return contents
+        jar.apply(logged.compactMap { $0 })
+        return jar
     }
 
     /// The settings key that holds how many entries past the last fold make the next fold.
@@ -100,13 +103,12 @@ enum CookiePersistence {
     /// bounded share of a page write, and the log a reader replays at open stays under a quarter
     /// of the table (beyond the minimum).
     static func foldThreshold(_ db: DatabaseConnection) throws -> Int64 {
-        let stored = try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(foldThresholdKey)])?.text.flatMap { Int64($0) } ?? 0
-        return max(StoreTuning.cookieLogFoldEntries, stored)
+        max(StoreTuning.cookieLogFoldEntries, try SettingsTable.number(foldThresholdKey, db))
     }
 
     /// Through which change-log entry the cookies table is up to date.
     static func foldedThrough(_ db: DatabaseConnection) throws -> Int64 {
-        try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(foldedThroughKey)])?.text.flatMap { Int64($0) } ?? 0
+        try SettingsTable.number(foldedThroughKey, db)
     }
 
     // MARK: Folding
@@ -127,8 +129,8 @@ enum CookiePersistence {
             start = end
         }
         let rows = try db.scalar("SELECT count(*) FROM cookies")?.int64 ?? 0
-        try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(foldedThroughKey), .text(String(through))])
-        try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(foldThresholdKey), .text(String(rows / 4))])
+        try SettingsTable.setNumber(foldedThroughKey, to: through, db)
+        try SettingsTable.setNumber(foldThresholdKey, to: rows / 4, db)
     }
 
     /// The most change-log entries one sort of a fold holds.
@@ -185,14 +187,12 @@ enum CookiePersistence {
         var entries: [ChangeLogEntry] = []
         entries.reserveCapacity(changes.count + touched.count)
         for (i, change) in changes.enumerated() {
-            switch change {
-            case .upsert(let c): entries.append(ChangeLogEntry(.set, c))
-            case .delete(let c):
-                if i + 1 < changes.count, case .upsert(let next) = changes[i + 1], next.hasSameKey(as: c) { continue }
-                entries.append(ChangeLogEntry(.delete, c))
+            if case .delete(let c) = change, i + 1 < changes.count, case .upsert(let next) = changes[i + 1], next.hasSameKey(as: c) {
+                continue
             }
+            entries.append(ChangeLogEntry(LoggedCookie(change)))
         }
-        for c in touched { entries.append(ChangeLogEntry(.access, c)) }
+        for c in touched { entries.append(ChangeLogEntry(LoggedCookie(op: .access, cookie: c))) }
         return entries
     }
 }

@@ -57,19 +57,18 @@ public final class HTTPCookieStore: Sendable {
         self.clock = clock
         let now = clock()
         // Purge what expired while the store was closed, then load the rest.
-        let (cookies, settings, seq) = try database.writer.withLock { db in
+        let (jar, settings, seq) = try database.writer.withLock { db in
             try db.transaction {
                 try db.execute("DELETE FROM cookies WHERE expires IS NOT NULL AND expires <= ?", [.real(now.timeIntervalSince1970)])
-                var contents = try CookiePersistence.loadAll(db, refile: true)
+                let settings = try SettingsTable.values(db)
+                var jar = try CookiePersistence.loadAll(db, limits: SettingsTable.cookieLimits(settings), refile: true)
                 // Logged cookies that have expired since are deleted through the log.
-                let expired = contents.removeExpired(at: now)
+                let expired = jar.remove { $0.isExpired(at: now) }
                 _ = try StoreDatabase.appendToLog(CookiePersistence.logEntries(expired.map { .delete($0) }, touched: []), db)
-                return (contents, try SettingsTable.values(db),
+                return (jar, settings,
                         try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0)
             }
         }
-        var jar = CookieJar(limits: SettingsTable.cookieLimits(settings))
-        jar.replaceAll(with: cookies)
         var state = State(jar: jar, policy: SettingsTable.cookiePolicy(settings))
         state.lastSeq = seq
         self.state = Locked(state)
@@ -416,14 +415,14 @@ public final class HTTPCookieStore: Sendable {
         return try state.withLock { s in
             try refresh(&s)
             do {
-                return try database.writeNow(changes: []) { db in
+                return try database.writeNow(changes: [], logging: { db, log in
                     try body(&s.jar, now) { changes in
-                        _ = try StoreDatabase.appendToLog(CookiePersistence.logEntries(changes, touched: []), db)
+                        try log.append(CookiePersistence.logEntries(changes, touched: []))
                         changes.removeAll(keepingCapacity: true)
                         // A long import folds as it goes, so the log never holds all of it.
                         try database.maintainLog(db)
                     }
-                }
+                })
             } catch {
                 try reloadAll(&s)
                 throw Self.storeError(error)
@@ -448,11 +447,7 @@ public final class HTTPCookieStore: Sendable {
                 everything = true
             }
         }
-        var sites = Set<String>()
-        if !everything && !logged.isEmpty {
-            s.jar.apply(logged)
-            sites = Set(logged.map(\.cookie.site))
-        }
+        let sites = everything || logged.isEmpty ? [] : s.jar.apply(logged)
         if settingsChanged {
             let values = try database.read { try SettingsTable.values($0) }
             s.jar.limits = SettingsTable.cookieLimits(values)
@@ -468,26 +463,19 @@ public final class HTTPCookieStore: Sendable {
     /// Reads every cookie from the database again (after a failed write, or when this process
     /// fell too far behind the change log), then this process's own changes not yet committed.
     private func reloadAll(_ s: inout State) throws {
-        let all = try database.read { db in try db.transaction(write: false) { try CookiePersistence.loadAll(db) } }
-        s.jar.replaceAll(with: all)
+        let limits = s.jar.limits
+        let loaded = try database.read { db in try db.transaction(write: false) { try CookiePersistence.loadAll(db, limits: limits) } }
+        s.jar.replaceAll(with: loaded)
         replayInflight(&s, sites: nil)
     }
 
     /// Re-applies this process's not-yet-acknowledged changes over freshly loaded sites.
     private func replayInflight(_ s: inout State, sites: Set<String>?) {
+        var changes: [LoggedCookie] = []
         for id in s.inflight.keys.sorted() {
-            for change in s.inflight[id]! {
-                let site = change.site
-                guard sites?.contains(site) ?? true else { continue }
-                switch change {
-                case .upsert(let c):
-                    s.jar.remove(key: c.key, site: site)
-                    s.jar.replaceSite(site, with: (s.jar.sites[site] ?? []) + [c])
-                case .delete(let c):
-                    s.jar.remove(key: c.key, site: site)
-                }
-            }
+            for change in s.inflight[id]! where sites?.contains(change.site) ?? true { changes.append(LoggedCookie(change)) }
         }
+        if !changes.isEmpty { s.jar.apply(changes) }
     }
 
     private func notify(_ s: inout State, _ events: [CookieStoreChange]) {

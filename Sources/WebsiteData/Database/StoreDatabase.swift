@@ -200,7 +200,7 @@ final class StoreDatabase: Sendable {
                 return ForeignChanges(entries: [], newestSeq: newest, everything: false)
             }
             return try db.transaction(write: false) {
-                let trimmed = try db.scalar("SELECT value FROM settings WHERE key = 'change_log.trimmed_through'")?.text.flatMap { Int64($0) } ?? 0
+                let trimmed = try SettingsTable.number(Self.trimmedThroughKey, db)
                 let entries: [ChangeLogEntry]
                 if cookies {
                     entries = try db.rows("SELECT seq, data_type, site, since, op, \(CookiePersistence.columns) FROM change_log WHERE seq > ? ORDER BY seq",
@@ -274,24 +274,26 @@ final class StoreDatabase: Sendable {
         queue.drain { batch in self.commit(batch) }
     }
 
-    /// Runs a long write (an import) in a transaction of its own, right away, after the writes
-    /// queued before it; records `changes` in the change log. Entries `body` appends itself
-    /// (with `appendToLog`) are this object's own too: every sequence number the transaction
-    /// takes is.
+    /// Runs a long write in a transaction of its own, right away, after the writes queued
+    /// before it; records `changes` in the change log.
     func writeNow<T>(changes: [ChangeLogEntry], _ body: (DatabaseConnection) throws -> T) throws -> T {
+        try writeNow(changes: changes, logging: { db, _ in try body(db) })
+    }
+
+    /// `writeNow(changes:_:)` whose `body` also appends change-log entries as it goes (an
+    /// import), with the `ChangeLogWriter` it is given; they are this object's own, as `changes` are.
+    func writeNow<T>(changes: [ChangeLogEntry], logging body: (DatabaseConnection, ChangeLogWriter) throws -> T) throws -> T {
         drainQueue()
         var range: ClosedRange<Int64>?
         let result = try writer.withLock { db in
             try db.transaction {
-                let before = try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0
-                let value = try body(db)
-                _ = try Self.appendToLog(changes, db)
-                let after = try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0
-                if after > before {
-                    let taken = (before + 1)...after
-                    if taken.upperBound % 512 < Int64(taken.count) { try self.maintainLog(db) }
-                    self.ownSequences.withLock { $0.add(taken) }
-                    range = taken
+                let log = ChangeLogWriter(db)
+                let value = try body(db, log)
+                try log.append(changes)
+                range = log.range
+                if let range {
+                    try self.maintainLogIfDue(after: range, db)
+                    self.ownSequences.withLock { $0.add(range) }
                 }
                 return value
             }
@@ -359,7 +361,7 @@ final class StoreDatabase: Sendable {
                             errors[i] = error
                         }
                     }
-                    if let range, range.upperBound % 512 < Int64(range.count) { try self.maintainLog(db) }
+                    if let range { try self.maintainLogIfDue(after: range, db) }
                     // Known as ours before COMMIT makes the rows visible: a reader that sees them
                     // between COMMIT and now would take them for another process's and reload.
                     if let range { self.ownSequences.withLock { $0.add(range) } }
@@ -389,7 +391,7 @@ final class StoreDatabase: Sendable {
             folded = newest
         }
         let through = foldAll ? newest - 1 : newest - 4096
-        let trimmed = try db.scalar("SELECT value FROM settings WHERE key = 'change_log.trimmed_through'")?.text.flatMap { Int64($0) } ?? 0
+        let trimmed = try SettingsTable.number(Self.trimmedThroughKey, db)
         guard through > trimmed else { return }
         // Folded entries go whatever they are; past the fold, only those that are not cookie
         // changes (the range since the last trim: the cookie changes before it stay until folded).
@@ -397,7 +399,15 @@ final class StoreDatabase: Sendable {
         if through > folded {
             try db.execute("DELETE FROM change_log WHERE seq > ? AND seq <= ? AND op IS NULL", [.integer(max(trimmed, folded)), .integer(through)])
         }
-        try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES ('change_log.trimmed_through', ?)", [.text(String(through))])
+        try SettingsTable.setNumber(Self.trimmedThroughKey, to: through, db)
+    }
+
+    /// The settings key that says through which sequence number the change log was trimmed.
+    static let trimmedThroughKey = "change_log.trimmed_through"
+
+    /// Maintains the log (`maintainLog`) when a write's entries crossed a multiple of 512.
+    private func maintainLogIfDue(after range: ClosedRange<Int64>, _ db: DatabaseConnection) throws {
+        if range.upperBound % 512 < Int64(range.count) { try maintainLog(db) }
     }
 
     /// Folds every logged cookie change into the cookies table and drops the change log but
@@ -431,8 +441,8 @@ struct ChangeLogEntry: Sendable, Hashable {
     }
 
     /// The entry of one cookie change.
-    init(_ op: LoggedCookie.Op, _ cookie: Cookie) {
-        self.init(dataType: WebsiteDataType.cookies.cliName, site: cookie.site, cookie: LoggedCookie(op: op, cookie: cookie))
+    init(_ logged: LoggedCookie) {
+        self.init(dataType: WebsiteDataType.cookies.cliName, site: logged.cookie.site, cookie: logged)
     }
 }
 
@@ -450,6 +460,35 @@ struct LoggedCookie: Sendable, Hashable {
 
     var op: Op
     var cookie: Cookie
+
+    init(op: Op, cookie: Cookie) {
+        self.op = op
+        self.cookie = cookie
+    }
+
+    /// A change the jar made: an upsert is a set.
+    init(_ change: CookieJarChange) {
+        switch change {
+        case .upsert(let c): self.init(op: .set, cookie: c)
+        case .delete(let c): self.init(op: .delete, cookie: c)
+        }
+    }
+}
+
+/// Appends change-log entries inside a `writeNow` transaction and remembers the sequence
+/// numbers they took.
+final class ChangeLogWriter {
+    private let db: DatabaseConnection
+    /// The sequence numbers taken so far.
+    private(set) var range: ClosedRange<Int64>?
+
+    init(_ db: DatabaseConnection) { self.db = db }
+
+    /// Appends `entries` (see `StoreDatabase.appendToLog`).
+    func append(_ entries: [ChangeLogEntry]) throws {
+        guard let logged = try StoreDatabase.appendToLog(entries, db) else { return }
+        range = (range?.lowerBound ?? logged.lowerBound)...logged.upperBound
+    }
 }
 
 /// What other connections changed.

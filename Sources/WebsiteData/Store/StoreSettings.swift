@@ -58,6 +58,17 @@ enum SettingsTable {
                    uniquingKeysWith: { _, b in b })
     }
 
+    /// A number the store keeps for itself in the settings table (not a user setting: how far
+    /// the change log was trimmed or folded), 0 when not set.
+    static func number(_ key: String, _ db: DatabaseConnection) throws -> Int64 {
+        try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(key)])?.text.flatMap { Int64($0) } ?? 0
+    }
+
+    /// Sets a number the store keeps for itself (see `number(_:_:)`).
+    static func setNumber(_ key: String, to value: Int64, _ db: DatabaseConnection) throws {
+        try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(key), .text(String(value))])
+    }
+
     static func cookieLimits(_ values: [String: String]) -> CookieLimits {
         CookieLimits(maxPerSite: values[StoreSetting.cookiesMaxPerSite.key].flatMap { Int($0) } ?? 180,
                      maxTotal: values[StoreSetting.cookiesMaxTotal.key].flatMap { Int($0) } ?? 3000)

@@ -38,7 +38,8 @@ package enum JSONString {
         out += "\""
     }
 
-    private static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
+    /// `\u` and the scalar's four hex digits (for scalars below U+10000).
+    package static func unicodeEscape(_ scalar: Unicode.Scalar) -> String {
         let hex = String(scalar.value, radix: 16)
         return "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
     }
