@@ -22,7 +22,7 @@ enum CanonicalCookie {
             guard let host = Site.canonicalHost(of: url) else { return nil }
             self.url = url
             self.host = host
-            self.isSecureOrigin = Site.isSecureOrigin(url)
+            self.isSecureOrigin = Site.isSecureOrigin(url, host: host)
             // An empty path (`http://example.com?q`) is "/" for matching (RFC 9110 4.2.3).
             let path = url.path(percentEncoded: true)
             self.path = path.isEmpty ? "/" : path

@@ -31,7 +31,7 @@ public enum CookieChangeCause: String, Sendable, Hashable {
 /// The in-memory cookie index: cookies by site (display name), with the limits and eviction of
 /// RFC 6265bis 5.7 and Chromium's cookie monster. Not thread-safe; its owner locks it.
 struct CookieJar {
-    private(set) var sites: [String: [Cookie]] = [:]
+    private(set) var sites: [String: SiteCookies] = [:]
     private(set) var count = 0
     var limits: CookieLimits
     /// The newest creation time handed out, so that cookies created in the same instant still
@@ -56,21 +56,17 @@ struct CookieJar {
         var cookie = new
         let site = cookie.site
         // Taken out of the dictionary so that changing it does not copy it (put back below).
-        var bucket = sites.removeValue(forKey: site) ?? []
+        var bucket = sites.removeValue(forKey: site) ?? SiteCookies()
 
         // Step 14: an insecure origin may not set a cookie that would shadow a Secure one.
-        if !cookie.isSecure && !fromSecureOrigin {
-            for old in bucket where old.isSecure && old.name.sameBytes(as: cookie.name)
-                && (CanonicalCookie.domainMatches(old.domain, cookie.domain) || CanonicalCookie.domainMatches(cookie.domain, old.domain))
-                && CanonicalCookie.pathMatches(cookie.path, old.path) && !old.isExpired(at: now) {
-                sites[site] = bucket.isEmpty ? nil : bucket
-                return .failure(CookieRejection(.wouldOverwriteSecure, name: cookie.name))
-            }
+        if !cookie.isSecure && !fromSecureOrigin && bucket.hasSecureCookie(shadowedBy: cookie, now: now) {
+            sites[site] = bucket.isEmpty ? nil : bucket
+            return .failure(CookieRejection(.wouldOverwriteSecure, name: cookie.name))
         }
 
         var result = Insertion()
-        if let index = bucket.firstIndex(where: { $0.hasSameKey(as: cookie) }) {
-            let old = bucket[index]
+        if let index = bucket.index(ofKey: cookie) {
+            let old = bucket.cookies[index]
             // Step 22: script may not overwrite an HttpOnly cookie.
             if old.isHTTPOnly && api == .nonHTTP {
                 sites[site] = bucket
@@ -92,7 +88,6 @@ struct CookieJar {
             if result.changes.isEmpty { result.cause = .expired }
             return .success(result)
         }
-        Self.shareStrings(of: &cookie, with: bucket)
         bucket.append(cookie)
         count += 1
         result.changes.append(.upsert(cookie))
@@ -107,11 +102,13 @@ struct CookieJar {
     /// Removes cookies matching `predicate`; returns them.
     mutating func remove(where predicate: (Cookie) -> Bool) -> [Cookie] {
         var removed: [Cookie] = []
-        for (site, bucket) in sites {
-            guard bucket.contains(where: predicate) else { continue }
-            var kept: [Cookie] = []
-            for cookie in bucket { if predicate(cookie) { removed.append(cookie) } else { kept.append(cookie) } }
-            sites[site] = kept.isEmpty ? nil : kept
+        // The sites are found first and changed in place: changing the dictionary while
+        // iterating over it would copy all of it.
+        let changed = sites.compactMap { site, bucket in bucket.cookies.contains(where: predicate) ? site : nil }
+        for site in changed {
+            guard let index = sites.index(forKey: site) else { continue }
+            removed += sites.values[index].removeAll(where: predicate)
+            if sites.values[index].isEmpty { sites.remove(at: index) }
         }
         count -= removed.count
         return removed
@@ -121,29 +118,10 @@ struct CookieJar {
     mutating func removeSites(_ names: some Sequence<String>) -> [Cookie] {
         var removed: [Cookie] = []
         for name in names {
-            if let bucket = sites.removeValue(forKey: name) { removed += bucket }
+            if let bucket = sites.removeValue(forKey: name) { removed += bucket.cookies }
         }
         count -= removed.count
         return removed
-    }
-
-    /// Makes `cookie` share the storage of its domain and path with a cookie of its site that
-    /// has the same, when there is one. A lookup reads the domain and path of every cookie of
-    /// the site; shared, they are a few strings in cache instead of one allocation per cookie
-    /// (and equal strings compare by identity).
-    static func shareStrings(of cookie: inout Cookie, with bucket: [Cookie]) {
-        var sharedDomain = false, sharedPath = false
-        for other in bucket.reversed() {
-            if !sharedDomain && other.domain == cookie.domain {
-                cookie.domain = other.domain
-                sharedDomain = true
-            }
-            if !sharedPath && other.path == cookie.path {
-                cookie.path = other.path
-                sharedPath = true
-            }
-            if sharedDomain && sharedPath { return }
-        }
     }
 
     /// Replaces every cookie with those of `loaded` (read from the database), keeping this
@@ -161,7 +139,7 @@ struct CookieJar {
         var bySite: [String: [LoggedCookie]] = [:]
         for change in changes { bySite[change.cookie.site, default: []].append(change) }
         for (site, siteChanges) in bySite {
-            var bucket = sites.removeValue(forKey: site) ?? []
+            var bucket = sites.removeValue(forKey: site) ?? SiteCookies()
             if siteChanges.count * bucket.count <= 4096 {
                 for change in siteChanges { Self.apply(change, to: &bucket, count: &count) }
             } else {
@@ -174,14 +152,12 @@ struct CookieJar {
         return Set(bySite.keys)
     }
 
-    private static func apply(_ logged: LoggedCookie, to bucket: inout [Cookie], count: inout Int) {
+    private static func apply(_ logged: LoggedCookie, to bucket: inout SiteCookies, count: inout Int) {
         let cookie = logged.cookie
-        let index = bucket.firstIndex { $0.hasSameKey(as: cookie) }
+        let index = bucket.index(ofKey: cookie)
         switch logged.op {
         case .set:
-            var cookie = cookie
-            shareStrings(of: &cookie, with: bucket)
-            if let index { bucket[index] = cookie } else {
+            if let index { bucket.replace(at: index, with: cookie) } else {
                 bucket.append(cookie)
                 count += 1
             }
@@ -191,11 +167,13 @@ struct CookieJar {
                 count -= 1
             }
         case .access:
-            if let index, bucket[index].lastAccess < cookie.lastAccess { bucket[index].lastAccess = cookie.lastAccess }
+            if let index, bucket.cookies[index].lastAccess < cookie.lastAccess { bucket.setLastAccess(cookie.lastAccess, at: index) }
         }
     }
 
-    private static func applyIndexed(_ changes: [LoggedCookie], to bucket: inout [Cookie], count: inout Int) {
+    private static func applyIndexed(_ changes: [LoggedCookie], to site: inout SiteCookies, count: inout Int) {
+        var bucket = site.cookies
+        defer { site = SiteCookies(bucket) }
         var index = [CookieKey: Int](minimumCapacity: bucket.count + changes.count)
         for (i, cookie) in bucket.enumerated() { index[cookie.key] = i }
         var gone = [Bool](repeating: false, count: bucket.count)
@@ -230,7 +208,7 @@ struct CookieJar {
     }
 
     /// Replaces every cookie with cookies already grouped by site (`count` in all).
-    mutating func replaceAll(bySite sites: [String: [Cookie]], count: Int) {
+    mutating func replaceAll(bySite sites: [String: SiteCookies], count: Int) {
         self.sites = sites
         self.count = count
     }
@@ -248,18 +226,19 @@ struct CookieJar {
 
     // MARK: Eviction (Chromium's order: expired, then least recently used, non-secure before secure)
 
-    private mutating func evictFromSite(_ bucket: inout [Cookie], now: Date, keeping kept: Cookie?, into result: inout Insertion) {
+    private mutating func evictFromSite(_ bucket: inout SiteCookies, now: Date, keeping kept: Cookie?, into result: inout Insertion) {
+        let cookies = bucket.cookies
         var victims = IndexSet()
-        for (i, c) in bucket.enumerated() where c.isExpired(at: now) { victims.insert(i) }
-        let excess = bucket.count - victims.count - limits.maxPerSite
+        for (i, c) in cookies.enumerated() where c.isExpired(at: now) { victims.insert(i) }
+        let excess = cookies.count - victims.count - limits.maxPerSite
         if excess > 0 {
-            let order = bucket.indices.filter { i in !victims.contains(i) && !(kept.map { bucket[i].hasSameKey(as: $0) } ?? false) }
-                .sorted { evictsBefore(bucket[$0], bucket[$1]) }
+            let order = cookies.indices.filter { i in !victims.contains(i) && !(kept.map { cookies[i].hasSameKey(as: $0) } ?? false) }
+                .sorted { evictsBefore(cookies[$0], cookies[$1]) }
             for i in order.prefix(excess) { victims.insert(i) }
         }
-        for i in victims.reversed() {
-            let c = bucket.remove(at: i)
-            count -= 1
+        let removed = bucket.remove(at: victims)
+        count -= removed.count
+        for c in removed.reversed() {
             result.evicted.append(c)
             result.changes.append(.delete(c))
         }
@@ -274,7 +253,7 @@ struct CookieJar {
         let target = max(0, limits.maxTotal - limits.maxTotal / 10)
         var all: [Cookie] = []
         all.reserveCapacity(count)
-        for bucket in sites.values { all += bucket }
+        for bucket in sites.values { all += bucket.cookies }
         all.sort(by: evictsBefore)
         var victims = Set<CookieKey>()
         for c in all where c.key != key {
@@ -292,72 +271,28 @@ struct CookieJar {
 
     // MARK: Reading (RFC 6265bis 5.8.3)
 
-    /// The cookies to send to `url` in `context` through `api`, in header order; marks them accessed.
-    ///
-    /// Calls `visit` with the site's cookies and the index of each one to send, once it is marked
-    /// accessed. `visit` reads the cookie in place (a `Cookie` header needs only its name and value,
-    /// not a copy of it) and must not change it.
-    mutating func forEachMatch(_ request: CanonicalCookie.RequestFacts, site: String, context: CookieRequestContext,
-                               api: CookieAPI, now: Date, touched: inout [Cookie],
-                               _ visit: (UnsafeMutableBufferPointer<Cookie>, Int) -> Void) {
-        // In place: fields are read without copying whole cookies, and access times are written
-        // without copying the bucket (a copy of the array alive here would make the write copy it).
-        sites[site]?.withUnsafeMutableBufferPointer { bucket in
-            var indices: [Int] = []
-            var sameSite: Bool?
-            var topLevelKey: String?
-            for i in bucket.indices {
-                if bucket[i].isHostOnly ? (bucket[i].domain != request.host)
-                    : !CanonicalCookie.domainMatches(request.host, bucket[i].domain) { continue }
-                if !CanonicalCookie.pathMatches(request.path, bucket[i].path) { continue }
-                if bucket[i].isSecure && !request.isSecureOrigin { continue }
-                if bucket[i].isHTTPOnly && api == .nonHTTP { continue }
-                if let expires = bucket[i].expires, expires <= now { continue }
-                let policy = bucket[i].sameSite
-                if policy != .none {
-                    let same = sameSite ?? context.isSameSite(request.url)
-                    sameSite = same
-                    if !same {
-                        if policy == .strict { continue }
-                        if !(context.isNavigation && context.isSafeMethod && api == .http) { continue }
-                    }
-                }
-                if !bucket[i].partitionKey.isEmpty {
-                    let key = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(request.url))?.description ?? "")
-                    topLevelKey = key
-                    if bucket[i].partitionKey != key { continue }
-                }
-                indices.append(i)
-            }
-            guard !indices.isEmpty else { return }
-            indices.sort { a, b in
-                let pa = bucket[a].path.utf8.count, pb = bucket[b].path.utf8.count
-                if pa != pb { return pa > pb }
-                return bucket[a].created < bucket[b].created
-            }
-            for i in indices {
-                if now.timeIntervalSince(bucket[i].lastAccess) >= CookieRules.lastAccessPersistInterval {
-                    bucket[i].lastAccess = now
-                    touched.append(bucket[i])
-                } else {
-                    bucket[i].lastAccess = now
-                }
-                visit(bucket, i)
-            }
-        }
+    /// The cookies to send to `request` in `context` through `api`, in header order; marks them
+    /// accessed. Calls `body` with them, read in place (a `Cookie` header needs only their
+    /// names and values, not copies); `nil` for a site with no cookies.
+    mutating func withMatches<R>(_ request: CanonicalCookie.RequestFacts, site: String, context: CookieRequestContext,
+                                 api: CookieAPI, now: Date, touched: inout [Cookie],
+                                 _ body: (SiteCookies.Matches) -> R) -> R? {
+        // Through the index: `sites[site]?.withMatches` moved the site's value out and back,
+        // copying it.
+        guard let index = sites.index(forKey: site) else { return nil }
+        return sites.values[index].withMatches(request, context: context, api: api, now: now, touched: &touched, body)
     }
 
     /// Every cookie, in no particular order.
-    var all: [Cookie] { sites.values.flatMap { $0 } }
+    var all: [Cookie] { sites.values.flatMap(\.cookies) }
 }
 
 extension CookieJar {
     /// Removes the expired cookies of one site; returns them.
     mutating func purgeExpired(site: String, now: Date) -> [Cookie] {
-        guard let bucket = sites[site], bucket.contains(where: { $0.isExpired(at: now) }) else { return [] }
-        let removed = bucket.filter { $0.isExpired(at: now) }
-        let kept = bucket.filter { !$0.isExpired(at: now) }
-        sites[site] = kept.isEmpty ? nil : kept
+        guard var bucket = sites[site], bucket.cookies.contains(where: { $0.isExpired(at: now) }) else { return [] }
+        let removed = bucket.removeAll { $0.isExpired(at: now) }
+        sites[site] = bucket.isEmpty ? nil : bucket
         count -= removed.count
         return removed
     }

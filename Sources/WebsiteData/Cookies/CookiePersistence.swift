@@ -57,26 +57,15 @@ enum CookiePersistence {
     /// another site. With `refile` (in the caller's write transaction), rows filed under a site
     /// that is no longer theirs are rewritten under their site, so every later fold finds them.
     static func loadAll(_ db: DatabaseConnection, limits: CookieLimits, refile: Bool = false) throws -> CookieJar {
-        var sites: [String: [Cookie]] = [:]
+        var sites: [String: SiteCookies] = [:]
         var count = 0
         var moved: [(stored: String, cookie: Cookie)] = []
-        // Rows come in key order (site, domain, name, path): a domain's rows are neighbours, so
-        // each row shares the storage of the previous row's domain when equal, and of a path
-        // seen before in the same domain (see `CookieJar.shareStrings`).
-        var domain = ""
-        var paths: [String] = []
+        // A site's cookies share the storage of their equal domains and paths (`SiteCookies`).
         _ = try db.rows("SELECT \(columns), site FROM cookies", []) { row in
-            var cookie = cookie(row)
-            if domain == cookie.domain {
-                cookie.domain = domain
-                if let path = paths.first(where: { $0 == cookie.path }) { cookie.path = path } else { paths.append(cookie.path) }
-            } else {
-                domain = cookie.domain
-                paths = [cookie.path]
-            }
+            let cookie = cookie(row)
             let site = cookie.site
             if refile && row.string(13) != site { moved.append((row.string(13), cookie)) }
-            sites[site, default: []].append(cookie)
+            sites[site, default: SiteCookies()].append(cookie)
             count += 1
         }
         for (stored, cookie) in moved {

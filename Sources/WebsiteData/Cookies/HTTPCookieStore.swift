@@ -102,7 +102,7 @@ public final class HTTPCookieStore: Sendable {
         try state.withLock { s in
             try refresh(&s)
             let now = clock()
-            return (s.jar.sites[site] ?? []).filter { !$0.isExpired(at: now) }.sorted(by: Self.listingOrder)
+            return (s.jar.sites[site]?.cookies ?? []).filter { !$0.isExpired(at: now) }.sorted(by: Self.listingOrder)
         }
     }
 
@@ -114,42 +114,31 @@ public final class HTTPCookieStore: Sendable {
     ///   - context: the request's context (top-level site, method, navigation); a top-level navigation by default.
     ///   - api: `.http` for a request, `.nonHTTP` for what page script (`document.cookie`) may see.
     public func cookies(for url: URL, context: CookieRequestContext = .topLevelNavigation, api: CookieAPI = .http) throws -> [Cookie] {
-        var result: [Cookie] = []
-        try forEachCookie(for: url, context: context, api: api) { bucket, i in result.append(bucket[i]) }
-        return result
+        try withMatches(for: url, context: context, api: api) { $0.cookies } ?? []
     }
 
     /// The value of the `Cookie` header for a request, or `nil` when no cookie applies.
     public func cookieHeader(for url: URL, context: CookieRequestContext = .topLevelNavigation) throws -> String? {
-        // Built from the cookies in place: copying them out (`cookies(for:)`) and joining
-        // `lazy.map(\.pair)` was half the cost of a lookup.
-        var header = ""
-        var count = 0
-        try forEachCookie(for: url, context: context, api: .http) { bucket, i in
-            if count > 0 { header += "; " }
-            if !bucket[i].name.isEmpty {
-                header += bucket[i].name
-                header += "="
-            }
-            header += bucket[i].value
-            count += 1
-        }
-        return count == 0 ? nil : header
+        // Built in one allocation from the site's pairs (`SiteCookies.header`): copying the
+        // cookies out (`cookies(for:)`) and joining their pairs was half the cost of a lookup.
+        try withMatches(for: url, context: context, api: .http) { $0.header } ?? nil
     }
 
-    /// The lookup behind `cookies(for:)` and `cookieHeader(for:)`: `visit` gets each cookie to send
-    /// (the site's cookies and an index), in header order, marked accessed, while the store is locked.
-    private func forEachCookie(for url: URL, context: CookieRequestContext, api: CookieAPI,
-                               _ visit: (UnsafeMutableBufferPointer<Cookie>, Int) -> Void) throws {
-        guard let request = CanonicalCookie.RequestFacts(url: url) else { return }
+    /// The lookup behind `cookies(for:)` and `cookieHeader(for:)`: `body` gets the cookies to
+    /// send, in header order, marked accessed, while the store is locked; `nil` when the site has
+    /// no cookies or the policy sends none.
+    private func withMatches<R: Sendable>(for url: URL, context: CookieRequestContext, api: CookieAPI,
+                                _ body: (SiteCookies.Matches) -> R) throws -> R? {
+        guard let request = CanonicalCookie.RequestFacts(url: url) else { return nil }
         let site = Site.displayName(forHost: request.host)
         let now = clock()
-        try state.withLock { s in
+        return try state.withLock { s in
             try refresh(&s)
-            guard allows(s.policy, url: url, context: context) else { return }
+            guard allows(s.policy, url: url, context: context) else { return nil }
             var touched: [Cookie] = []
-            s.jar.forEachMatch(request, site: site, context: context, api: api, now: now, touched: &touched, visit)
+            let result = s.jar.withMatches(request, site: site, context: context, api: api, now: now, touched: &touched, body)
             if !touched.isEmpty { s.touched += touched }
+            return result
         }
     }
 

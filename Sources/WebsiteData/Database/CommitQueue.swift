@@ -69,7 +69,7 @@ final class CommitQueue: @unchecked Sendable {
     func end() {
         pthread_mutex_lock(mutex)
         announced -= 1
-        if leaderGathering { pthread_cond_signal(arrived) }
+        if leaderGathering && !announcedStillPreparing { pthread_cond_signal(arrived) }
         pthread_mutex_unlock(mutex)
     }
 
@@ -82,7 +82,7 @@ final class CommitQueue: @unchecked Sendable {
         pending.append(write)
         if isAnnounced {
             announcedQueued += 1
-            if leaderGathering { pthread_cond_signal(arrived) }
+            if leaderGathering && !announcedStillPreparing { pthread_cond_signal(arrived) }
         }
         return ticket
     }

@@ -22,12 +22,17 @@ public enum Site {
     public static func displayName(forHost host: String) -> String {
         if host.isEmpty { return host }
         if let known = displayNames.read({ $0[host] }) { return known }
-        let name = isIPAddress(host) || host == "localhost" ? host : pslRegistrableDomain(host) ?? host
-        displayNames.write { cache in
+        let computed = isIPAddress(host) || host == "localhost" ? host : pslRegistrableDomain(host) ?? host
+        return displayNames.write { cache in
             if cache.count >= displayNameCacheLimit { cache.removeAll(keepingCapacity: true) }
+            // One string per site: every host of a site gets the site's own entry's string, so
+            // dictionaries keyed by site (the cookie jar) find it by identity, without reading
+            // its bytes (on a large store, a cache miss).
+            let name = cache[computed] ?? computed
+            if cache[computed] == nil { cache[computed] = name }
             cache[host] = name
+            return name
         }
-        return name
     }
 
     /// Display names already worked out, by host. Every cookie written or sent needs its site,
@@ -58,8 +63,16 @@ public enum Site {
     /// The host of a URL as cookies and sites use it: lower case, IDN in ASCII form as the URL
     /// holds it, IPv6 without brackets, one trailing dot kept (a trailing-dot host is another host).
     public static func canonicalHost(of url: URL) -> String? {
-        guard var host = url.host(percentEncoded: false), !host.isEmpty else { return nil }
+        // The host as the URL holds it, decoded only when it has escapes (decoding costs more
+        // than the rest of a cookie lookup).
+        guard var host = url.host(percentEncoded: true), !host.isEmpty else { return nil }
+        if host.utf8.contains(UInt8(ascii: "%")) {
+            guard let decoded = url.host(percentEncoded: false), !decoded.isEmpty else { return nil }
+            host = decoded
+        }
         if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
+        // Most hosts are lower case already: no new string then.
+        if !host.utf8.contains(where: { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") || $0 >= 0x80 }) { return host }
         return host.lowercased()
     }
 
@@ -100,9 +113,14 @@ public enum Site {
     /// Whether a URL is a potentially trustworthy (secure) origin for cookies: `https`/`wss`,
     /// or a loopback host (`localhost`, `*.localhost`, `127.0.0.0/8`, `::1`).
     public static func isSecureOrigin(_ url: URL) -> Bool {
+        isSecureOrigin(url, host: canonicalHost(of: url))
+    }
+
+    /// `isSecureOrigin(_:)` for a URL whose canonical host is known already.
+    static func isSecureOrigin(_ url: URL, host: String?) -> Bool {
         let scheme = url.scheme?.lowercased() ?? ""
         if scheme == "https" || scheme == "wss" { return true }
-        guard let host = canonicalHost(of: url) else { return false }
+        guard let host else { return false }
         return isLoopback(host)
     }
 

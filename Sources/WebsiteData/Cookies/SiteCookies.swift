@@ -1,0 +1,445 @@
+import Foundation
+
+/// The cookies of one site (display name), with a compact copy of what finding them reads.
+///
+/// Beside the cookies, in the same order, each cookie's facts: flags, expiry, creation and access
+/// times, a hash of its name, and where its domain, path and `Cookie` header pair (`name=value`)
+/// are in the site's byte buffer. Equal domains and paths are kept once in the buffer, so a
+/// lookup tests each distinct one once and then scans the facts, which are plain values; the
+/// header is copied from the buffer. A lookup reads two arrays of the site (facts and bytes)
+/// and no string of its own: on a large store each string read was a cache miss, and most of a
+/// lookup's time. Finding a cookie by key compares numbers before bytes.
+///
+/// Every change goes through this type, which keeps the facts in step with the cookies.
+struct SiteCookies {
+    /// The cookies, in insertion order.
+    private(set) var cookies: [Cookie] = []
+    /// `facts[i]` describes `cookies[i]`.
+    private var facts: [Facts] = []
+    /// UTF-8: each distinct domain and path, and each cookie's pair (`value` alone for a
+    /// nameless cookie) up to `longestPairKept` bytes. A cookie added with a domain or path
+    /// already held uses those bytes (and shares that cookie's string). About `unusedBytes` of
+    /// it are no cookie's any more (a removed cookie's domain and path are counted, used by
+    /// others or not): a site has three arrays of its own and no more, as a store holds many
+    /// small sites.
+    private var bytes: [UInt8] = []
+    private var unusedBytes = 0
+
+    /// Longer pairs are copied from the cookie itself: their copy costs more than the cache miss
+    /// of reading it, and a second copy of every long value is memory for nothing.
+    static let longestPairKept = 256
+
+    /// What a lookup and a search by key read of one cookie.
+    struct Facts {
+        /// Expiry as seconds since the reference date; infinity for a session cookie.
+        var expires: Double
+        /// Creation time as seconds since the reference date.
+        var created: Double
+        /// The cookie's last-access time, likewise: a lookup compares it here, where its cache
+        /// line already is, and only stores into the cookie.
+        var lastAccess: Double
+        /// FNV-1a of the name's bytes.
+        var nameHash: UInt32
+        /// Where the domain's bytes start in `bytes` (equal domains, equal offsets).
+        var domain: UInt32
+        /// Where the path's bytes start (equal paths, equal offsets).
+        var path: UInt32
+        /// The path's length in bytes.
+        var pathLength: UInt32
+        /// Where the cookie's pair starts (`notKept` when longer than `longestPairKept`), and its length.
+        var pair: UInt32
+        var pairLength: UInt32
+        var domainLength: UInt32
+        var flags: UInt8
+        var sameSite: CookieSameSite
+
+        static let notKept = UInt32.max
+
+        /// The bytes the cookie's pair, domain and path take in `bytes` (the last two perhaps
+        /// shared with other cookies).
+        var heldBytes: Int { (pair == Self.notKept ? 0 : Int(pairLength)) + Int(domainLength) + Int(pathLength) }
+        static let hostOnly: UInt8 = 1, secure: UInt8 = 2, httpOnly: UInt8 = 4, partitioned: UInt8 = 8
+    }
+
+    init() {}
+
+    /// The cookies of a site, in this order.
+    init(_ cookies: [Cookie]) {
+        self.cookies.reserveCapacity(cookies.count)
+        facts.reserveCapacity(cookies.count)
+        // At most this many bytes (less when domains and paths repeat, as they mostly do).
+        bytes.reserveCapacity(cookies.reduce(0) { total, cookie in
+            let pair = cookie.name.utf8.count + 1 + cookie.value.utf8.count
+            return total + (pair <= Self.longestPairKept ? pair : 0) + cookie.domain.utf8.count + cookie.path.utf8.count
+        })
+        for cookie in cookies { append(cookie) }
+    }
+
+    var count: Int { cookies.count }
+    var isEmpty: Bool { cookies.isEmpty }
+
+    // MARK: Changing
+
+    /// Appends a cookie. Its domain and path share the storage of equal ones already held.
+    mutating func append(_ cookie: Cookie) {
+        var cookie = cookie
+        let fact = makeFacts(&cookie)
+        cookies.append(cookie)
+        facts.append(fact)
+    }
+
+    /// Replaces the cookie at `index`.
+    mutating func replace(at index: Int, with cookie: Cookie) {
+        var cookie = cookie
+        unusedBytes += facts[index].heldBytes
+        facts[index] = makeFacts(&cookie)
+        cookies[index] = cookie
+        compactIfSparse()
+    }
+
+    /// Removes and returns the cookie at `index`.
+    @discardableResult
+    mutating func remove(at index: Int) -> Cookie {
+        unusedBytes += facts.remove(at: index).heldBytes
+        let removed = cookies.remove(at: index)
+        compactIfSparse()
+        return removed
+    }
+
+    /// Removes the cookies at `indices`; returns them, in order.
+    mutating func remove(at indices: IndexSet) -> [Cookie] {
+        guard !indices.isEmpty else { return [] }
+        var removed: [Cookie] = []
+        var keptCookies: [Cookie] = [], keptFacts: [Facts] = []
+        keptCookies.reserveCapacity(cookies.count - indices.count)
+        keptFacts.reserveCapacity(cookies.count - indices.count)
+        for i in cookies.indices {
+            if indices.contains(i) {
+                removed.append(cookies[i])
+                unusedBytes += facts[i].heldBytes
+            } else {
+                keptCookies.append(cookies[i])
+                keptFacts.append(facts[i])
+            }
+        }
+        cookies = keptCookies
+        facts = keptFacts
+        compactIfSparse()
+        return removed
+    }
+
+    /// Removes the cookies matching `predicate`; returns them.
+    mutating func removeAll(where predicate: (Cookie) -> Bool) -> [Cookie] {
+        var indices = IndexSet()
+        for i in cookies.indices where predicate(cookies[i]) { indices.insert(i) }
+        return remove(at: indices)
+    }
+
+    /// Moves the last-access time of the cookie at `index` on (nothing a lookup tests changes).
+    mutating func setLastAccess(_ date: Date, at index: Int) {
+        cookies[index].lastAccess = date
+        facts[index].lastAccess = date.timeIntervalSinceReferenceDate
+    }
+
+    /// The index of the cookie with `cookie`'s key (name, domain, host-only, path, partition), if held.
+    func index(ofKey cookie: Cookie) -> Int? {
+        guard let (domainOffset, _) = find(cookie.domain, asPath: false),
+              let (pathOffset, _) = find(cookie.path, asPath: true) else { return nil }
+        let hash = Self.hash(cookie.name)
+        let hostOnly = cookie.isHostOnly ? Facts.hostOnly : 0
+        return facts.withUnsafeBufferPointer { facts in
+            for i in facts.indices where facts[i].nameHash == hash && facts[i].domain == domainOffset && facts[i].path == pathOffset
+                && facts[i].flags & Facts.hostOnly == hostOnly
+                && cookies[i].name.sameBytes(as: cookie.name) && cookies[i].partitionKey.sameBytes(as: cookie.partitionKey) {
+                return i
+            }
+            return nil
+        }
+    }
+
+    /// Whether a Secure cookie held would be shadowed by `cookie` (RFC 6265bis 5.7 step 14):
+    /// same name, domains matching either way, `cookie`'s path matching the held one's, not expired.
+    func hasSecureCookie(shadowedBy cookie: Cookie, now: Date) -> Bool {
+        let hash = Self.hash(cookie.name)
+        for i in facts.indices where facts[i].flags & Facts.secure != 0 && facts[i].nameHash == hash {
+            let old = cookies[i]
+            if old.name.sameBytes(as: cookie.name)
+                && (CanonicalCookie.domainMatches(old.domain, cookie.domain) || CanonicalCookie.domainMatches(cookie.domain, old.domain))
+                && CanonicalCookie.pathMatches(cookie.path, old.path) && !old.isExpired(at: now) {
+                return true
+            }
+        }
+        return false
+    }
+
+    // MARK: Finding (RFC 6265bis 5.8.3)
+
+    /// The cookies a lookup found, in header order, read in place while the site is locked.
+    struct Matches {
+        fileprivate let all: UnsafeBufferPointer<Cookie>
+        fileprivate let facts: UnsafeBufferPointer<Facts>
+        fileprivate let bytes: UnsafeBufferPointer<UInt8>
+        /// Indices into the site's cookies.
+        let indices: UnsafeBufferPointer<Int>
+
+        /// Copies of the cookies found.
+        var cookies: [Cookie] { indices.map { all[$0] } }
+
+        /// Their `Cookie` header, or `nil` for none, built in one allocation from the site's pairs.
+        var header: String? {
+            guard !indices.isEmpty, let bytes = bytes.baseAddress else { return nil }
+            var length = 2 * (indices.count - 1)
+            for i in indices { length += Int(facts[i].pairLength) }
+            return String(unsafeUninitializedCapacity: length) { buffer in
+                var at = buffer.baseAddress!
+                for (n, i) in indices.enumerated() {
+                    if n > 0 {
+                        at[0] = UInt8(ascii: ";")
+                        at[1] = UInt8(ascii: " ")
+                        at += 2
+                    }
+                    let fact = facts[i]
+                    if fact.pair == Facts.notKept {
+                        at = Self.copy(all[i].pair, to: at)
+                    } else {
+                        at.update(from: bytes + Int(fact.pair), count: Int(fact.pairLength))
+                        at += Int(fact.pairLength)
+                    }
+                }
+                return at - buffer.baseAddress!
+            }
+        }
+
+        private static func copy(_ string: String, to destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+            var string = string
+            return string.withUTF8 { source in
+                if let base = source.baseAddress { destination.update(from: base, count: source.count) }
+                return destination + source.count
+            }
+        }
+    }
+
+    /// The cookies to send to `request` in `context` through `api`, in header order, each marked
+    /// accessed at `now` (and added to `touched` when its stored access time is due to be written).
+    ///
+    /// Calls `body` with the cookies to send (none when nothing matches).
+    mutating func withMatches<R>(_ request: CanonicalCookie.RequestFacts, context: CookieRequestContext, api: CookieAPI,
+                                 now: Date, touched: inout [Cookie], _ body: (Matches) -> R) -> R {
+        let nowSeconds = now.timeIntervalSinceReferenceDate
+        let excluded = (request.isSecureOrigin ? 0 : Facts.secure) | (api == .nonHTTP ? Facts.httpOnly : 0)
+        var host = request.host, path = request.path
+        guard !facts.isEmpty else {
+            return body(Matches(all: UnsafeBufferPointer(start: nil, count: 0), facts: UnsafeBufferPointer(start: nil, count: 0),
+                                bytes: UnsafeBufferPointer(start: nil, count: 0), indices: UnsafeBufferPointer(start: nil, count: 0)))
+        }
+        return host.withUTF8 { host in
+            path.withUTF8 { path in
+                withUnsafeTemporaryAllocation(of: Int.self, capacity: facts.count) { found in
+                    let n = bytes.withUnsafeBufferPointer { bytes in
+                        facts.withUnsafeBufferPointer { facts in
+                            var tests = Tests(host: host, path: path, bytes: bytes.baseAddress!)
+                            var n = 0
+                            var sameSite: Bool?
+                            var topLevelKey: String?
+                            for i in facts.indices {
+                                let fact = facts[i]
+                                guard fact.flags & excluded == 0, fact.expires > nowSeconds,
+                                      tests.domain(fact), tests.path(fact) else { continue }
+                                let policy = fact.sameSite
+                                if policy != .none {
+                                    let same = sameSite ?? context.isSameSite(request.url)
+                                    sameSite = same
+                                    if !same {
+                                        if policy == .strict { continue }
+                                        if !(context.isNavigation && context.isSafeMethod && api == .http) { continue }
+                                    }
+                                }
+                                if fact.flags & Facts.partitioned != 0 {
+                                    let key = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(request.url))?.description ?? "")
+                                    topLevelKey = key
+                                    if cookies[i].partitionKey != key { continue }
+                                }
+                                // Insertion into header order: longer paths first, then earlier creation.
+                                var j = n
+                                while j > 0 {
+                                    let other = facts[found[j - 1]]
+                                    if other.pathLength > fact.pathLength
+                                        || other.pathLength == fact.pathLength && other.created <= fact.created { break }
+                                    found[j] = found[j - 1]
+                                    j -= 1
+                                }
+                                found[j] = i
+                                n += 1
+                            }
+                            return n
+                        }
+                    }
+                    let matched = UnsafeBufferPointer(rebasing: found[..<n])
+                    if n > 0 {
+                        cookies.withUnsafeMutableBufferPointer { buffer in
+                            facts.withUnsafeMutableBufferPointer { facts in
+                                // Through the pointer: subscripting the buffer copies whole cookies.
+                                let cookie = buffer.baseAddress!
+                                for i in matched {
+                                    let due = nowSeconds - facts[i].lastAccess >= CookieRules.lastAccessPersistInterval
+                                    facts[i].lastAccess = nowSeconds
+                                    cookie[i].lastAccess = now
+                                    if due { touched.append(cookie[i]) }
+                                }
+                            }
+                        }
+                    }
+                    return cookies.withUnsafeBufferPointer { all in
+                        facts.withUnsafeBufferPointer { facts in
+                            bytes.withUnsafeBufferPointer { bytes in
+                                body(Matches(all: all, facts: facts, bytes: bytes, indices: matched))
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Domain and path tests of one lookup, on bytes, each distinct domain and path tested once.
+    private struct Tests {
+        let host: UnsafeBufferPointer<UInt8>
+        let path: UnsafeBufferPointer<UInt8>
+        let bytes: UnsafePointer<UInt8>
+        /// The last distinct domains and paths tested (offset, result); a site has few.
+        var domains: (UInt32, UInt8, UInt32, UInt8, UInt32, UInt8, UInt32, UInt8) = (.max, 0, .max, 0, .max, 0, .max, 0)
+        var paths: (UInt32, Bool, UInt32, Bool, UInt32, Bool, UInt32, Bool) = (.max, false, .max, false, .max, false, .max, false)
+        var hostIsIP: Bool?
+
+        init(host: UnsafeBufferPointer<UInt8>, path: UnsafeBufferPointer<UInt8>, bytes: UnsafePointer<UInt8>) {
+            self.host = host
+            self.path = path
+            self.bytes = bytes
+        }
+
+        /// 5.1.3: a host-only cookie's domain is the host; a domain cookie's domain is the host
+        /// or a suffix of it after a dot, for a host that is not an IP address.
+        mutating func domain(_ fact: Facts) -> Bool {
+            let result: UInt8
+            if fact.domain == domains.0 { result = domains.1 }
+            else if fact.domain == domains.2 { result = domains.3 }
+            else if fact.domain == domains.4 { result = domains.5 }
+            else if fact.domain == domains.6 { result = domains.7 }
+            else {
+                result = test(domainAt: Int(fact.domain), count: Int(fact.domainLength))
+                domains = (fact.domain, result, domains.0, domains.1, domains.2, domains.3, domains.4, domains.5)
+            }
+            return result & (fact.flags & Facts.hostOnly != 0 ? 1 : 2) != 0
+        }
+
+        /// Bit 0: the domain is the host; bit 1: it domain-matches the host.
+        private mutating func test(domainAt offset: Int, count: Int) -> UInt8 {
+            let domain = bytes + offset
+            if count == host.count { return memcmp(domain, host.baseAddress!, count) == 0 ? 3 : 0 }
+            guard count < host.count, host[host.count - count - 1] == UInt8(ascii: "."),
+                  memcmp(domain, host.baseAddress! + (host.count - count), count) == 0 else { return 0 }
+            let isIP = hostIsIP ?? Site.isIPAddress(String(decoding: host, as: UTF8.self))
+            hostIsIP = isIP
+            return isIP ? 0 : 2
+        }
+
+        /// 5.1.4: the request path is the cookie path, or starts with it followed by or ending in "/".
+        mutating func path(_ fact: Facts) -> Bool {
+            if fact.path == paths.0 { return paths.1 }
+            if fact.path == paths.2 { return paths.3 }
+            if fact.path == paths.4 { return paths.5 }
+            if fact.path == paths.6 { return paths.7 }
+            let count = Int(fact.pathLength)
+            let cookiePath = bytes + Int(fact.path)
+            var result = false
+            if count <= path.count, memcmp(cookiePath, path.baseAddress!, count) == 0 {
+                result = count == path.count || (count > 0 && cookiePath[count - 1] == UInt8(ascii: "/")) || path[count] == UInt8(ascii: "/")
+            }
+            paths = (fact.path, result, paths.0, paths.1, paths.2, paths.3, paths.4, paths.5)
+            return result
+        }
+    }
+
+    // MARK: Facts
+
+    /// The facts of `cookie`, whose domain and path are made to share the tables' storage.
+    private mutating func makeFacts(_ cookie: inout Cookie) -> Facts {
+        let domain = intern(&cookie.domain, asPath: false)
+        let path = intern(&cookie.path, asPath: true)
+        var flags: UInt8 = 0
+        if cookie.isHostOnly { flags |= Facts.hostOnly }
+        if cookie.isSecure { flags |= Facts.secure }
+        if cookie.isHTTPOnly { flags |= Facts.httpOnly }
+        if !cookie.partitionKey.isEmpty { flags |= Facts.partitioned }
+        let nameLength = cookie.name.utf8.count
+        let pairLength = (nameLength > 0 ? nameLength + 1 : 0) + cookie.value.utf8.count
+        var pair = Facts.notKept
+        if pairLength <= Self.longestPairKept {
+            pair = UInt32(bytes.count)
+            if nameLength > 0 {
+                bytes += cookie.name.utf8
+                bytes.append(UInt8(ascii: "="))
+            }
+            bytes += cookie.value.utf8
+        }
+        return Facts(expires: cookie.expires?.timeIntervalSinceReferenceDate ?? .infinity,
+                     created: cookie.created.timeIntervalSinceReferenceDate,
+                     lastAccess: cookie.lastAccess.timeIntervalSinceReferenceDate,
+                     nameHash: Self.hash(cookie.name), domain: domain, path: path,
+                     pathLength: UInt32(cookie.path.utf8.count),
+                     pair: pair, pairLength: UInt32(pairLength),
+                     domainLength: UInt32(cookie.domain.utf8.count), flags: flags, sameSite: cookie.sameSite)
+    }
+
+    /// Where `string`'s bytes are in `bytes`, appended when no cookie's domain (or path) has
+    /// them; `string` then shares the storage of that cookie's.
+    private mutating func intern(_ string: inout String, asPath: Bool) -> UInt32 {
+        if let (found, index) = find(string, asPath: asPath) {
+            string = asPath ? cookies[index].path : cookies[index].domain
+            return found
+        }
+        let start = UInt32(bytes.count)
+        bytes += string.utf8
+        return start
+    }
+
+    /// The offset of `string`'s bytes as a cookie's domain (or path) and that cookie's index,
+    /// when one has them; newest first, as a response's cookies mostly share the domain and
+    /// path of the one before.
+    private func find(_ string: String, asPath: Bool) -> (UInt32, Int)? {
+        var string = string
+        return string.withUTF8 { wanted -> (UInt32, Int)? in
+            bytes.withUnsafeBufferPointer { bytes -> (UInt32, Int)? in
+                facts.withUnsafeBufferPointer { facts -> (UInt32, Int)? in
+                    var i = facts.count - 1
+                    while i >= 0 {
+                        if Int(asPath ? facts[i].pathLength : facts[i].domainLength) == wanted.count {
+                            let start = asPath ? facts[i].path : facts[i].domain
+                            if wanted.isEmpty || memcmp(bytes.baseAddress! + Int(start), wanted.baseAddress!, wanted.count) == 0 {
+                                return (start, i)
+                            }
+                        }
+                        i -= 1
+                    }
+                    return nil
+                }
+            }
+        }
+    }
+
+    /// Rebuilds the facts and the bytes when much of what they hold may no longer be used
+    /// (cookies removed or replaced).
+    private mutating func compactIfSparse() {
+        // Small sites count: a store holds many, and a few kilobytes unused in each add up.
+        guard unusedBytes > max(256, bytes.count / 2) else { return }
+        let all = cookies
+        self = SiteCookies(all)
+    }
+
+    /// FNV-1a over the UTF-8 bytes.
+    static func hash(_ string: String) -> UInt32 {
+        var hash: UInt32 = 2_166_136_261
+        for byte in string.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        return hash
+    }
+}

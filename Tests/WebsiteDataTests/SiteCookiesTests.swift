@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+@testable import WebsiteData
+
+/// `SiteCookies` answers lookups from its compact facts and byte buffer: after any sequence of
+/// changes, what it finds, the header it builds and the cookie it finds by key are what a plain
+/// scan of its cookies with the RFC 6265bis matching functions finds.
+@Suite struct SiteCookiesTests {
+    static let hosts = ["example.com", "www.example.com", "a.b.example.com", "shop.example.com", "api.example.com",
+                        "m.example.com", "example.com.", "x.example.com", "static.example.com", "img.example.com"]
+    static let paths = ["/", "/app", "/app/", "/app/v2", "/account", "/static", "/search", "/a/b/c", "/appx", ""]
+    static let requestPaths = ["/", "/app", "/app/", "/app/v2/item", "/appx", "/account/settings", "/static/js/x.js",
+                               "/search", "/a/b/c/d", "/b"]
+
+    /// A random cookie of the site: host-only on one of many hosts or a domain cookie, many
+    /// paths (more distinct domains and paths than a lookup remembers), nameless ones, flags.
+    static func randomCookie(_ random: inout SystemRandomNumberGenerator, created: Date) -> Cookie {
+        let hostOnly = Bool.random(using: &random)
+        let domain = hostOnly ? hosts.randomElement(using: &random)! : ["example.com", "b.example.com"].randomElement(using: &random)!
+        let name = Int.random(in: 0..<12, using: &random) == 0 ? "" : "c\(Int.random(in: 0..<8, using: &random))"
+        let value = String(repeating: "v", count: Int.random(in: 0..<40, using: &random)) + "\(Int.random(in: 0..<1000, using: &random))"
+        let expires: Date? = switch Int.random(in: 0..<4, using: &random) {
+        case 0: nil
+        case 1: created.addingTimeInterval(-10)
+        default: created.addingTimeInterval(Double.random(in: 1...1000, using: &random))
+        }
+        return Cookie(name: name, value: value, domain: domain, path: paths.randomElement(using: &random)!, isHostOnly: hostOnly,
+                      isSecure: Int.random(in: 0..<3, using: &random) == 0, isHTTPOnly: Int.random(in: 0..<3, using: &random) == 0,
+                      sameSite: CookieSameSite.allCases.randomElement(using: &random)!, expires: expires, created: created)
+    }
+
+    /// What a scan of the cookies finds for a request, in header order.
+    static func reference(_ cookies: [Cookie], _ request: CanonicalCookie.RequestFacts, api: CookieAPI, now: Date) -> [Cookie] {
+        cookies.filter { c in
+            (c.isHostOnly ? c.domain == request.host : CanonicalCookie.domainMatches(request.host, c.domain))
+                && CanonicalCookie.pathMatches(request.path, c.path)
+                && (!c.isSecure || request.isSecureOrigin) && !(c.isHTTPOnly && api == .nonHTTP) && !c.isExpired(at: now)
+        }.sorted { a, b in
+            a.path.utf8.count != b.path.utf8.count ? a.path.utf8.count > b.path.utf8.count : a.created < b.created
+        }
+    }
+
+    static func header(_ cookies: [Cookie]) -> String? {
+        cookies.isEmpty ? nil : cookies.map(\.pair).joined(separator: "; ")
+    }
+
+    @Test func lookupsAndKeysAgreeWithAScanAfterRandomChanges() throws {
+        var random = SystemRandomNumberGenerator()
+        var site = SiteCookies()
+        var model: [Cookie] = []
+        var created = Date(timeIntervalSinceReferenceDate: 800_000_000)
+        var lookups = 0, found = 0
+        for step in 0..<4000 {
+            created = created.addingTimeInterval(1)
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<4:
+                let cookie = Self.randomCookie(&random, created: created)
+                site.append(cookie)
+                model.append(cookie)
+            case 4 where !model.isEmpty:
+                let i = Int.random(in: 0..<model.count, using: &random)
+                let cookie = Self.randomCookie(&random, created: created)
+                site.replace(at: i, with: cookie)
+                model[i] = cookie
+            case 5 where !model.isEmpty:
+                let i = Int.random(in: 0..<model.count, using: &random)
+                #expect(site.remove(at: i) == model.remove(at: i))
+            case 6 where !model.isEmpty:
+                var indices = IndexSet()
+                for i in model.indices where Int.random(in: 0..<4, using: &random) == 0 { indices.insert(i) }
+                let removed = site.remove(at: indices)
+                #expect(removed == indices.map { model[$0] })
+                model = model.indices.filter { !indices.contains($0) }.map { model[$0] }
+            default:
+                let host = Self.hosts.randomElement(using: &random)!.replacingOccurrences(of: "x.", with: "deep.x.")
+                let scheme = Bool.random(using: &random) ? "https" : "http"
+                let url = try #require(URL(string: "\(scheme)://\(host)\(Self.requestPaths.randomElement(using: &random)!)"))
+                let request = try #require(CanonicalCookie.RequestFacts(url: url))
+                let api: CookieAPI = Bool.random(using: &random) ? .http : .nonHTTP
+                // SameSite is not in play: the reference has no context; every request is same-site.
+                let expected = Self.reference(model, request, api: api, now: created)
+                var touched: [Cookie] = []
+                let (header, cookies, indices) = site.withMatches(request, context: .topLevelNavigation, api: api, now: created,
+                                                                  touched: &touched) { ($0.header, $0.cookies, Array($0.indices)) }
+                #expect(header == Self.header(expected), "step \(step): \(url)")
+                #expect(cookies.map(\.key) == expected.map(\.key))
+                #expect(cookies.allSatisfy { $0.lastAccess == created })
+                #expect(indices.map { model[$0].key } == expected.map(\.key))
+                for i in indices { model[i].lastAccess = created }
+                lookups += 1
+                if !expected.isEmpty { found += 1 }
+            }
+            #expect(site.cookies == model)
+            if let probe = model.randomElement(using: &random) {
+                #expect(site.index(ofKey: probe) == model.firstIndex { $0.hasSameKey(as: probe) })
+            }
+            let stranger = Self.randomCookie(&random, created: created)
+            #expect(site.index(ofKey: stranger) == model.firstIndex { $0.hasSameKey(as: stranger) })
+        }
+        #expect(lookups > 500)
+        #expect(found > 100)
+    }
+
+    /// An IP-address host domain-matches no domain cookie, even one whose bytes end the host.
+    @Test func anIPAddressHostMatchesOnlyItsHostOnlyCookies() throws {
+        var site = SiteCookies()
+        let now = Date()
+        site.append(Cookie(name: "domain", value: "1", domain: "0.0.1", isHostOnly: false, created: now))
+        site.append(Cookie(name: "host", value: "2", domain: "10.0.0.1", isHostOnly: true, created: now.addingTimeInterval(1)))
+        let request = try #require(CanonicalCookie.RequestFacts(url: URL(string: "http://10.0.0.1/")!))
+        var touched: [Cookie] = []
+        #expect(site.withMatches(request, context: .topLevelNavigation, api: .http, now: now, touched: &touched) { $0.header } == "host=2")
+    }
+}
