@@ -6,25 +6,47 @@ import WebsiteDataHTTP
 /// big store (100,000 cookies) and with an empty store, interleaved in one run. The difference
 /// is what the cookie work (a `Cookie` header per request, the store's lookups) costs.
 enum HTTPBench {
+    /// The loopback server: one Python thread answering every request of every keep-alive
+    /// connection from a `selectors` loop with the same small response. A server with a thread
+    /// per connection (`http.server` with `ThreadingMixIn`) made the rates swing by 15% from pass
+    /// to pass (its threads contending for Python's lock); this one holds them within a few percent.
     static let server = #"""
-    import http.server, socketserver, sys, threading
-    class H(http.server.BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.1"
-        disable_nagle_algorithm = True
-        def do_GET(self):
-            body = b"ok"
-            self.send_response(200)
-            self.send_header("Content-Length", str(len(body)))
-            self.send_header("Cache-Control", "no-store")
-            self.end_headers()
-            self.wfile.write(body)
-        def log_message(self, *args): pass
-    class S(socketserver.ThreadingMixIn, http.server.HTTPServer):
-        daemon_threads = True
-    s = S(("127.0.0.1", 0), H)
-    print(s.server_address[1], flush=True)
-    threading.Thread(target=s.serve_forever, daemon=True).start()
-    sys.stdin.read()
+    import os, selectors, socket, sys, threading
+    RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: no-store\r\n\r\nok"
+    selector = selectors.DefaultSelector()
+    listener = socket.create_server(("127.0.0.1", 0), backlog=128)
+    listener.setblocking(False)
+    print(listener.getsockname()[1], flush=True)
+    pending = {}
+    def accept(sock):
+        conn, _ = sock.accept()
+        conn.setblocking(False)
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        pending[conn] = b""
+        selector.register(conn, selectors.EVENT_READ, serve)
+    def serve(conn):
+        try:
+            data = conn.recv(65536)
+        except ConnectionError:
+            data = b""
+        if not data:
+            selector.unregister(conn)
+            pending.pop(conn, None)
+            conn.close()
+            return
+        buffered, answers = pending[conn] + data, b""
+        while (end := buffered.find(b"\r\n\r\n")) >= 0:
+            buffered, answers = buffered[end + 4:], answers + RESPONSE
+        pending[conn] = buffered
+        if answers:
+            conn.setblocking(True)
+            conn.sendall(answers)
+            conn.setblocking(False)
+    selector.register(listener, selectors.EVENT_READ, accept)
+    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
+    while True:
+        for key, _ in selector.select():
+            key.data(key.fileobj)
     """#
 
     static func run(_ context: Context) throws -> Table {

@@ -66,7 +66,7 @@ struct CookieJar {
 
         var result = Insertion()
         if let index = bucket.index(ofKey: cookie) {
-            let old = bucket.cookies[index]
+            let old = bucket.cookie(at: index)
             // Step 22: script may not overwrite an HttpOnly cookie.
             if old.isHTTPOnly && api == .nonHTTP {
                 sites[site] = bucket
@@ -104,7 +104,7 @@ struct CookieJar {
         var removed: [Cookie] = []
         // The sites are found first and changed in place: changing the dictionary while
         // iterating over it would copy all of it.
-        let changed = sites.compactMap { site, bucket in bucket.cookies.contains(where: predicate) ? site : nil }
+        let changed = sites.compactMap { site, bucket in bucket.contains(where: predicate) ? site : nil }
         for site in changed {
             guard let index = sites.index(forKey: site) else { continue }
             removed += sites.values[index].removeAll(where: predicate)
@@ -167,7 +167,7 @@ struct CookieJar {
                 count -= 1
             }
         case .access:
-            if let index, bucket.cookies[index].lastAccess < cookie.lastAccess { bucket.setLastAccess(cookie.lastAccess, at: index) }
+            if let index, bucket.lastAccess(at: index) < cookie.lastAccess { bucket.setLastAccess(cookie.lastAccess, at: index) }
         }
     }
 
@@ -290,7 +290,7 @@ struct CookieJar {
 extension CookieJar {
     /// Removes the expired cookies of one site; returns them.
     mutating func purgeExpired(site: String, now: Date) -> [Cookie] {
-        guard var bucket = sites[site], bucket.cookies.contains(where: { $0.isExpired(at: now) }) else { return [] }
+        guard var bucket = sites[site], bucket.contains(where: { $0.isExpired(at: now) }) else { return [] }
         let removed = bucket.removeAll { $0.isExpired(at: now) }
         sites[site] = bucket.isEmpty ? nil : bucket
         count -= removed.count

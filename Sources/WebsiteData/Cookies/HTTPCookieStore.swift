@@ -71,7 +71,7 @@ public final class HTTPCookieStore: Sendable {
         }
         var state = State(jar: jar, policy: SettingsTable.cookiePolicy(settings))
         state.lastSeq = seq
-        self.state = Locked(state)
+        self.state = Locked(state, adaptive: true)
     }
 
     deinit {

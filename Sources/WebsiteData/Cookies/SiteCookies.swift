@@ -12,9 +12,11 @@ import Foundation
 ///
 /// Every change goes through this type, which keeps the facts in step with the cookies.
 struct SiteCookies {
-    /// The cookies, in insertion order.
-    private(set) var cookies: [Cookie] = []
-    /// `facts[i]` describes `cookies[i]`.
+    /// The cookies, in insertion order, but for their last-access times, which are the facts'
+    /// (a lookup writes only the facts: writing to each cookie sent was a cache miss apiece,
+    /// waited for when the store's lock is released). Read them through `cookies` and `cookie(at:)`.
+    private var stored: [Cookie] = []
+    /// `facts[i]` describes `stored[i]`.
     private var facts: [Facts] = []
     /// UTF-8: each distinct domain and path, and each cookie's pair (`value` alone for a
     /// nameless cookie) up to `longestPairKept` bytes. A cookie added with a domain or path
@@ -65,7 +67,7 @@ struct SiteCookies {
 
     /// The cookies of a site, in this order.
     init(_ cookies: [Cookie]) {
-        self.cookies.reserveCapacity(cookies.count)
+        stored.reserveCapacity(cookies.count)
         facts.reserveCapacity(cookies.count)
         // At most this many bytes (less when domains and paths repeat, as they mostly do).
         bytes.reserveCapacity(cookies.reduce(0) { total, cookie in
@@ -75,8 +77,26 @@ struct SiteCookies {
         for cookie in cookies { append(cookie) }
     }
 
-    var count: Int { cookies.count }
-    var isEmpty: Bool { cookies.isEmpty }
+    var count: Int { stored.count }
+    var isEmpty: Bool { stored.isEmpty }
+
+    /// The cookies, in insertion order.
+    var cookies: [Cookie] { stored.indices.map(cookie(at:)) }
+
+    /// The cookie at `index`.
+    func cookie(at index: Int) -> Cookie {
+        var cookie = stored[index]
+        cookie.lastAccess = Date(timeIntervalSinceReferenceDate: facts[index].lastAccess)
+        return cookie
+    }
+
+    /// The last-access time of the cookie at `index`.
+    func lastAccess(at index: Int) -> Date { Date(timeIntervalSinceReferenceDate: facts[index].lastAccess) }
+
+    /// Whether a cookie matches `predicate`.
+    func contains(where predicate: (Cookie) -> Bool) -> Bool {
+        stored.indices.contains { predicate(cookie(at: $0)) }
+    }
 
     // MARK: Changing
 
@@ -84,7 +104,7 @@ struct SiteCookies {
     mutating func append(_ cookie: Cookie) {
         var cookie = cookie
         let fact = makeFacts(&cookie)
-        cookies.append(cookie)
+        stored.append(cookie)
         facts.append(fact)
     }
 
@@ -93,15 +113,17 @@ struct SiteCookies {
         var cookie = cookie
         unusedBytes += facts[index].heldBytes
         facts[index] = makeFacts(&cookie)
-        cookies[index] = cookie
+        stored[index] = cookie
         compactIfSparse()
     }
 
     /// Removes and returns the cookie at `index`.
     @discardableResult
     mutating func remove(at index: Int) -> Cookie {
-        unusedBytes += facts.remove(at: index).heldBytes
-        let removed = cookies.remove(at: index)
+        unusedBytes += facts[index].heldBytes
+        let removed = cookie(at: index)
+        facts.remove(at: index)
+        stored.remove(at: index)
         compactIfSparse()
         return removed
     }
@@ -111,18 +133,18 @@ struct SiteCookies {
         guard !indices.isEmpty else { return [] }
         var removed: [Cookie] = []
         var keptCookies: [Cookie] = [], keptFacts: [Facts] = []
-        keptCookies.reserveCapacity(cookies.count - indices.count)
-        keptFacts.reserveCapacity(cookies.count - indices.count)
-        for i in cookies.indices {
+        keptCookies.reserveCapacity(stored.count - indices.count)
+        keptFacts.reserveCapacity(stored.count - indices.count)
+        for i in stored.indices {
             if indices.contains(i) {
-                removed.append(cookies[i])
+                removed.append(cookie(at: i))
                 unusedBytes += facts[i].heldBytes
             } else {
-                keptCookies.append(cookies[i])
+                keptCookies.append(stored[i])
                 keptFacts.append(facts[i])
             }
         }
-        cookies = keptCookies
+        stored = keptCookies
         facts = keptFacts
         compactIfSparse()
         return removed
@@ -131,13 +153,13 @@ struct SiteCookies {
     /// Removes the cookies matching `predicate`; returns them.
     mutating func removeAll(where predicate: (Cookie) -> Bool) -> [Cookie] {
         var indices = IndexSet()
-        for i in cookies.indices where predicate(cookies[i]) { indices.insert(i) }
+        for i in stored.indices where predicate(cookie(at: i)) { indices.insert(i) }
         return remove(at: indices)
     }
 
     /// Moves the last-access time of the cookie at `index` on (nothing a lookup tests changes).
     mutating func setLastAccess(_ date: Date, at index: Int) {
-        cookies[index].lastAccess = date
+        stored[index].lastAccess = date
         facts[index].lastAccess = date.timeIntervalSinceReferenceDate
     }
 
@@ -150,7 +172,7 @@ struct SiteCookies {
         return facts.withUnsafeBufferPointer { facts in
             for i in facts.indices where facts[i].nameHash == hash && facts[i].domain == domainOffset && facts[i].path == pathOffset
                 && facts[i].flags & Facts.hostOnly == hostOnly
-                && cookies[i].name.sameBytes(as: cookie.name) && cookies[i].partitionKey.sameBytes(as: cookie.partitionKey) {
+                && stored[i].name.sameBytes(as: cookie.name) && stored[i].partitionKey.sameBytes(as: cookie.partitionKey) {
                 return i
             }
             return nil
@@ -162,7 +184,7 @@ struct SiteCookies {
     func hasSecureCookie(shadowedBy cookie: Cookie, now: Date) -> Bool {
         let hash = Self.hash(cookie.name)
         for i in facts.indices where facts[i].flags & Facts.secure != 0 && facts[i].nameHash == hash {
-            let old = cookies[i]
+            let old = stored[i]
             if old.name.sameBytes(as: cookie.name)
                 && (CanonicalCookie.domainMatches(old.domain, cookie.domain) || CanonicalCookie.domainMatches(cookie.domain, old.domain))
                 && CanonicalCookie.pathMatches(cookie.path, old.path) && !old.isExpired(at: now) {
@@ -183,7 +205,13 @@ struct SiteCookies {
         let indices: UnsafeBufferPointer<Int>
 
         /// Copies of the cookies found.
-        var cookies: [Cookie] { indices.map { all[$0] } }
+        var cookies: [Cookie] {
+            indices.map { i in
+                var cookie = all[i]
+                cookie.lastAccess = Date(timeIntervalSinceReferenceDate: facts[i].lastAccess)
+                return cookie
+            }
+        }
 
         /// Their `Cookie` header, or `nil` for none, built in one allocation from the site's pairs.
         var header: String? {
@@ -257,7 +285,7 @@ struct SiteCookies {
                                 if fact.flags & Facts.partitioned != 0 {
                                     let key = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(request.url))?.description ?? "")
                                     topLevelKey = key
-                                    if cookies[i].partitionKey != key { continue }
+                                    if stored[i].partitionKey != key { continue }
                                 }
                                 // Insertion into header order: longer paths first, then earlier creation.
                                 var j = n
@@ -276,20 +304,16 @@ struct SiteCookies {
                     }
                     let matched = UnsafeBufferPointer(rebasing: found[..<n])
                     if n > 0 {
-                        cookies.withUnsafeMutableBufferPointer { buffer in
-                            facts.withUnsafeMutableBufferPointer { facts in
-                                // Through the pointer: subscripting the buffer copies whole cookies.
-                                let cookie = buffer.baseAddress!
-                                for i in matched {
-                                    let due = nowSeconds - facts[i].lastAccess >= CookieRules.lastAccessPersistInterval
-                                    facts[i].lastAccess = nowSeconds
-                                    cookie[i].lastAccess = now
-                                    if due { touched.append(cookie[i]) }
-                                }
+                        var due: [Int] = []
+                        facts.withUnsafeMutableBufferPointer { facts in
+                            for i in matched {
+                                if nowSeconds - facts[i].lastAccess >= CookieRules.lastAccessPersistInterval { due.append(i) }
+                                facts[i].lastAccess = nowSeconds
                             }
                         }
+                        for i in due { touched.append(cookie(at: i)) }
                     }
-                    return cookies.withUnsafeBufferPointer { all in
+                    return stored.withUnsafeBufferPointer { all in
                         facts.withUnsafeBufferPointer { facts in
                             bytes.withUnsafeBufferPointer { bytes in
                                 body(Matches(all: all, facts: facts, bytes: bytes, indices: matched))
@@ -395,7 +419,7 @@ struct SiteCookies {
     /// them; `string` then shares the storage of that cookie's.
     private mutating func intern(_ string: inout String, asPath: Bool) -> UInt32 {
         if let (found, index) = find(string, asPath: asPath) {
-            string = asPath ? cookies[index].path : cookies[index].domain
+            string = asPath ? stored[index].path : stored[index].domain
             return found
         }
         let start = UInt32(bytes.count)
@@ -432,8 +456,7 @@ struct SiteCookies {
     private mutating func compactIfSparse() {
         // Small sites count: a store holds many, and a few kilobytes unused in each add up.
         guard unusedBytes > max(256, bytes.count / 2) else { return }
-        let all = cookies
-        self = SiteCookies(all)
+        self = SiteCookies(cookies)
     }
 
     /// FNV-1a over the UTF-8 bytes.
