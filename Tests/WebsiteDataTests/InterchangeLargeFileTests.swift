@@ -63,9 +63,11 @@ struct InterchangeLargeFileTests {
         #expect(kept <= 3000)
         #expect(kept > 0)
         #expect(fields["evicted"] == count - kept)
-        // Memory follows the cookies kept (3000), not the file (50 MB): reading the file whole
-        // would grow it by 50 MB.
-        #expect(growth < size / 3, "peak RSS grew by \(growth) bytes for a \(size)-byte file")
+        // Memory follows the cookies kept (3000), not the file (50 MB): reading the file whole,
+        // or holding every cookie read, would grow it by 50 MB or more. What it grows by is
+        // mostly fixed: the writer's 8 MB page cache, and per site kept (here 2,777 sites of one
+        // cookie each, the most sites 3000 cookies can be) the lookup index's few hundred bytes.
+        #expect(growth < size / 2, "peak RSS grew by \(growth) bytes for a \(size)-byte file")
     }
 
     @Test func raisedLimitsKeepEveryCookie() throws {

@@ -95,7 +95,7 @@ struct CookieJar {
             evictFromSite(&bucket, now: now, keeping: cookie, into: &result)
         }
         sites[site] = bucket
-        if evict && count > limits.maxTotal { evictGlobally(now: now, keeping: cookie.key, into: &result) }
+        if evict && count > limits.maxTotal { evictGlobally(now: now, keeping: cookie, into: &result) }
         return .success(result)
     }
 
@@ -246,22 +246,37 @@ struct CookieJar {
 
     /// Over the total limit: drop expired cookies everywhere, then the least recently used down to
     /// nine tenths of the limit, so that eviction's cost is shared by many insertions.
-    private mutating func evictGlobally(now: Date, keeping key: CookieKey?, into result: inout Insertion) {
-        let expired = remove { $0.isExpired(at: now) }
+    private mutating func evictGlobally(now: Date, keeping kept: Cookie?, into result: inout Insertion) {
+        let expired = removeExpired(now: now)
         for c in expired { result.evicted.append(c); result.changes.append(.delete(c)) }
         guard count > limits.maxTotal else { return }
         let target = max(0, limits.maxTotal - limits.maxTotal / 10)
-        var all: [Cookie] = []
+        // Ordered by what eviction reads (Secure, last access), from the sites' facts: no cookie
+        // is copied to be ordered.
+        let keptSite = kept?.site
+        let keptIndex = keptSite.flatMap { sites[$0] }.flatMap { bucket in kept.flatMap { bucket.index(ofKey: $0) } }
+        var all: [(secure: Bool, lastAccess: Double, site: Dictionary<String, SiteCookies>.Index, index: Int)] = []
         all.reserveCapacity(count)
-        for bucket in sites.values { all += bucket.cookies }
-        all.sort(by: evictsBefore)
-        var victims = Set<CookieKey>()
-        for c in all where c.key != key {
-            if count - victims.count <= target { break }
-            victims.insert(c.key)
+        for position in sites.indices {
+            let (site, bucket) = sites[position]
+            let skip = site == keptSite ? keptIndex : nil
+            bucket.forEachEvictionFact { index, secure, lastAccess in
+                if index != skip { all.append((secure, lastAccess, position, index)) }
+            }
         }
-        let removed = remove { victims.contains($0.key) }
-        for c in removed { result.evicted.append(c); result.changes.append(.delete(c)) }
+        all.sort { a, b in a.secure != b.secure ? !a.secure : a.lastAccess < b.lastAccess }
+        var victims: [Dictionary<String, SiteCookies>.Index: IndexSet] = [:]
+        for candidate in all.prefix(max(0, count - target)) { victims[candidate.site, default: IndexSet()].insert(candidate.index) }
+        // Removed site by site in the dictionary's order, each site's in its order.
+        var emptied: [String] = []
+        for position in sites.indices {
+            guard let indices = victims[position] else { continue }
+            let removed = sites.values[position].remove(at: indices)
+            count -= removed.count
+            for c in removed { result.evicted.append(c); result.changes.append(.delete(c)) }
+            if sites.values[position].isEmpty { emptied.append(sites.keys[position]) }
+        }
+        for site in emptied { sites.removeValue(forKey: site) }
     }
 
     private func evictsBefore(_ a: Cookie, _ b: Cookie) -> Bool {
@@ -290,10 +305,19 @@ struct CookieJar {
 extension CookieJar {
     /// Removes the expired cookies of one site; returns them.
     mutating func purgeExpired(site: String, now: Date) -> [Cookie] {
-        guard var bucket = sites[site], bucket.contains(where: { $0.isExpired(at: now) }) else { return [] }
-        let removed = bucket.removeAll { $0.isExpired(at: now) }
-        sites[site] = bucket.isEmpty ? nil : bucket
+        guard let index = sites.index(forKey: site), sites.values[index].hasExpiredCookie(at: now) else { return [] }
+        let removed = sites.values[index].removeExpired(at: now)
+        if sites.values[index].isEmpty { sites.remove(at: index) }
         count -= removed.count
+        return removed
+    }
+
+    /// Removes every expired cookie; returns them.
+    mutating func removeExpired(now: Date) -> [Cookie] {
+        var removed: [Cookie] = []
+        for site in sites.compactMap({ $1.hasExpiredCookie(at: now) ? $0 : nil }) {
+            removed += purgeExpired(site: site, now: now)
+        }
         return removed
     }
 }

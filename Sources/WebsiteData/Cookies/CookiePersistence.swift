@@ -60,14 +60,31 @@ enum CookiePersistence {
         var sites: [String: SiteCookies] = [:]
         var count = 0
         var moved: [(stored: String, cookie: Cookie)] = []
-        // A site's cookies share the storage of their equal domains and paths (`SiteCookies`).
+        // Rows come in key order, a site's together: each site is built once, from all its
+        // cookies (`SiteCookies` shares the storage of their equal domains and paths).
+        var run: (site: String, cookies: [Cookie]) = ("", [])
+        func endRun() {
+            guard !run.cookies.isEmpty else { return }
+            if let index = sites.index(forKey: run.site) {
+                // Filed under another site before (refiled): join the cookies already read.
+                for cookie in run.cookies { sites.values[index].append(cookie) }
+            } else {
+                sites[run.site] = SiteCookies(run.cookies)
+            }
+            run.cookies.removeAll(keepingCapacity: true)
+        }
         _ = try db.rows("SELECT \(columns), site FROM cookies", []) { row in
             let cookie = cookie(row)
             let site = cookie.site
             if refile && row.string(13) != site { moved.append((row.string(13), cookie)) }
-            sites[site, default: SiteCookies()].append(cookie)
+            if site != run.site {
+                endRun()
+                run.site = site
+            }
+            run.cookies.append(cookie)
             count += 1
         }
+        endRun()
         for (stored, cookie) in moved {
             try deleteRow(of: cookie, filedUnder: stored, db)
             try upsertRow(cookie, db)

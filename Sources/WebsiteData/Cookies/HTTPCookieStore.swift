@@ -63,7 +63,7 @@ public final class HTTPCookieStore: Sendable {
                 let settings = try SettingsTable.values(db)
                 var jar = try CookiePersistence.loadAll(db, limits: SettingsTable.cookieLimits(settings), refile: true)
                 // Logged cookies that have expired since are deleted through the log.
-                let expired = jar.remove { $0.isExpired(at: now) }
+                let expired = jar.removeExpired(now: now)
                 _ = try StoreDatabase.appendToLog(CookiePersistence.logEntries(expired.map { .delete($0) }, touched: []), db)
                 return (jar, settings,
                         try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0)

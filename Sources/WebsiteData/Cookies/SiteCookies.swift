@@ -93,6 +93,26 @@ struct SiteCookies {
     /// The last-access time of the cookie at `index`.
     func lastAccess(at index: Int) -> Date { Date(timeIntervalSinceReferenceDate: facts[index].lastAccess) }
 
+    /// Whether a cookie has expired at `date` (read from the facts: no cookie is copied).
+    func hasExpiredCookie(at date: Date) -> Bool {
+        let seconds = date.timeIntervalSinceReferenceDate
+        return facts.contains { $0.expires <= seconds }
+    }
+
+    /// Removes the cookies expired at `date`; returns them.
+    mutating func removeExpired(at date: Date) -> [Cookie] {
+        let seconds = date.timeIntervalSinceReferenceDate
+        var indices = IndexSet()
+        for i in facts.indices where facts[i].expires <= seconds { indices.insert(i) }
+        return remove(at: indices)
+    }
+
+    /// Calls `body` with each cookie's index, whether it is Secure and its last-access time
+    /// (seconds since the reference date): what eviction orders cookies by.
+    func forEachEvictionFact(_ body: (Int, Bool, Double) -> Void) {
+        for i in facts.indices { body(i, facts[i].flags & Facts.secure != 0, facts[i].lastAccess) }
+    }
+
     /// Whether a cookie matches `predicate`.
     func contains(where predicate: (Cookie) -> Bool) -> Bool {
         stored.indices.contains { predicate(cookie(at: $0)) }
