@@ -307,17 +307,17 @@ struct SiteCookies {
                                     topLevelKey = key
                                     if stored[i].partitionKey != key { continue }
                                 }
-                                // Insertion into header order: longer paths first, then earlier creation.
-                                var j = n
-                                while j > 0 {
-                                    let other = facts[found[j - 1]]
-                                    if other.pathLength > fact.pathLength
-                                        || other.pathLength == fact.pathLength && other.created <= fact.created { break }
-                                    found[j] = found[j - 1]
-                                    j -= 1
-                                }
-                                found[j] = i
+                                found[n] = i
                                 n += 1
+                            }
+                            // Header order: longer paths first, then earlier creation (index order
+                            // for equal times keeps the sort's result independent of its algorithm).
+                            var order = UnsafeMutableBufferPointer(rebasing: found[..<n])
+                            order.sort { a, b in
+                                let fa = facts[a], fb = facts[b]
+                                if fa.pathLength != fb.pathLength { return fa.pathLength > fb.pathLength }
+                                if fa.created != fb.created { return fa.created < fb.created }
+                                return a < b
                             }
                             return n
                         }
