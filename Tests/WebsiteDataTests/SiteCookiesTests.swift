@@ -101,6 +101,36 @@ import Testing
         #expect(found > 100)
     }
 
+    /// A site with more distinct paths than `find` looks back through stores some paths twice:
+    /// every cookie is still found by its key, and lookups still agree with a scan.
+    @Test func pathsStoredAgainBeyondTheInternWindowAreStillFound() throws {
+        var site = SiteCookies()
+        var model: [Cookie] = []
+        let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
+        let count = 4 * SiteCookies.internWindow
+        for i in 0..<count {
+            // Paths /p0 … /pN, then the same paths again under other names, far back.
+            let cookie = Cookie(name: "n\(i)", value: "v\(i)", domain: "example.com", path: "/p\(i % (count / 2))",
+                                created: now.addingTimeInterval(Double(i)))
+            site.append(cookie)
+            model.append(cookie)
+        }
+        for (i, cookie) in model.enumerated() {
+            #expect(site.index(ofKey: cookie) == i)
+            var other = cookie
+            other.path += "x"
+            #expect(site.index(ofKey: other) == nil)
+        }
+        for p in [0, 1, count / 4, count / 2 - 1] {
+            let request = try #require(CanonicalCookie.RequestFacts(url: URL(string: "https://example.com/p\(p)")!))
+            var touched: [Cookie] = []
+            let header = site.withMatches(request, context: .topLevelNavigation, api: .http, now: now.addingTimeInterval(Double(count)),
+                                          touched: &touched) { $0.header }
+            #expect(header == Self.header(Self.reference(model, request, api: .http, now: now.addingTimeInterval(Double(count)))))
+            #expect(header == "n\(p)=v\(p); n\(p + count / 2)=v\(p + count / 2)")
+        }
+    }
+
     /// An IP-address host domain-matches no domain cookie, even one whose bytes end the host.
     @Test func anIPAddressHostMatchesOnlyItsHostOnlyCookies() throws {
         var site = SiteCookies()

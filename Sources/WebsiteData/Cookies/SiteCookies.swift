@@ -185,18 +185,30 @@ struct SiteCookies {
 
     /// The index of the cookie with `cookie`'s key (name, domain, host-only, path, partition), if held.
     func index(ofKey cookie: Cookie) -> Int? {
-        guard let (domainOffset, _) = find(cookie.domain, asPath: false),
-              let (pathOffset, _) = find(cookie.path, asPath: true) else { return nil }
         let hash = Self.hash(cookie.name)
         let hostOnly = cookie.isHostOnly ? Facts.hostOnly : 0
-        return facts.withUnsafeBufferPointer { facts in
-            for i in facts.indices where facts[i].nameHash == hash && facts[i].domain == domainOffset && facts[i].path == pathOffset
-                && facts[i].flags & Facts.hostOnly == hostOnly
-                && stored[i].name.sameBytes(as: cookie.name) && stored[i].partitionKey.sameBytes(as: cookie.partitionKey) {
-                return i
+        var domain = cookie.domain, path = cookie.path
+        // Domains and paths compared as bytes: equal ones are not always at one offset (see `find`).
+        return domain.withUTF8 { domain in
+            path.withUTF8 { path in
+                bytes.withUnsafeBufferPointer { bytes in
+                    facts.withUnsafeBufferPointer { facts -> Int? in
+                        for i in facts.indices where facts[i].nameHash == hash && facts[i].flags & Facts.hostOnly == hostOnly
+                            && Int(facts[i].domainLength) == domain.count && Int(facts[i].pathLength) == path.count
+                            && Self.same(bytes, at: facts[i].domain, as: domain) && Self.same(bytes, at: facts[i].path, as: path)
+                            && stored[i].name.sameBytes(as: cookie.name) && stored[i].partitionKey.sameBytes(as: cookie.partitionKey) {
+                            return i
+                        }
+                        return nil
+                    }
+                }
             }
-            return nil
         }
+    }
+
+    /// Whether the bytes at `offset` are `other`'s.
+    private static func same(_ bytes: UnsafeBufferPointer<UInt8>, at offset: UInt32, as other: UnsafeBufferPointer<UInt8>) -> Bool {
+        other.isEmpty || memcmp(bytes.baseAddress! + Int(offset), other.baseAddress!, other.count) == 0
     }
 
     /// Whether a Secure cookie held would be shadowed by `cookie` (RFC 6265bis 5.7 step 14):
@@ -448,15 +460,17 @@ struct SiteCookies {
     }
 
     /// The offset of `string`'s bytes as a cookie's domain (or path) and that cookie's index,
-    /// when one has them; newest first, as a response's cookies mostly share the domain and
-    /// path of the one before.
+    /// when one of the newest `internWindow` cookies has them (a response's cookies mostly share
+    /// the domain and path of the one before). Further back, the bytes are stored again: sharing
+    /// saves memory, and a site of many cookies with many paths would make every insertion (and
+    /// a rebuild, quadratically) scan them all.
     private func find(_ string: String, asPath: Bool) -> (UInt32, Int)? {
         var string = string
         return string.withUTF8 { wanted -> (UInt32, Int)? in
             bytes.withUnsafeBufferPointer { bytes -> (UInt32, Int)? in
                 facts.withUnsafeBufferPointer { facts -> (UInt32, Int)? in
                     var i = facts.count - 1
-                    while i >= 0 {
+                    while i >= max(0, facts.count - Self.internWindow) {
                         if Int(asPath ? facts[i].pathLength : facts[i].domainLength) == wanted.count {
                             let start = asPath ? facts[i].path : facts[i].domain
                             if wanted.isEmpty || memcmp(bytes.baseAddress! + Int(start), wanted.baseAddress!, wanted.count) == 0 {
@@ -470,6 +484,9 @@ struct SiteCookies {
             }
         }
     }
+
+    /// How many of the newest cookies `find` looks through.
+    static let internWindow = 64
 
     /// Rebuilds the facts and the bytes when much of what they hold may no longer be used
     /// (cookies removed or replaced).
