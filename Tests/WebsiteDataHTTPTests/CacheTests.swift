@@ -1,14 +1,13 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WebsiteData
 @testable import WebsiteDataHTTP
 
 /// A clock the test moves by hand, given to the store (and so to its cache).
 final class ManualClock: Sendable {
-    private let date: Mutex<Date>
+    private let date: Locked<Date>
 
-    init(_ start: Date = Date()) { date = Mutex(start) }
+    init(_ start: Date = Date()) { date = Locked(start) }
 
     var now: Date { date.withLock { $0 } }
 

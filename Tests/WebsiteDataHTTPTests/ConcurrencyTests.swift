@@ -1,12 +1,11 @@
 import Foundation
-import Synchronization
 import Testing
 import WebsiteData
 @testable import WebsiteDataHTTP
 
 /// The names of cookies whose responses were fully handled.
 final class Committed: Sendable {
-    let names = Mutex<Set<String>>([])
+    let names = Locked<Set<String>>([])
 }
 
 /// Many transfers at once through one client and one store.

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 import WebsiteData
 @testable import WebsiteDataHTTP
@@ -103,7 +102,7 @@ struct HTTPClientTests {
         let size = 3_000_000
         let file = f.directory.url.appendingPathComponent("body.bin")
         try Data("old content".utf8).write(to: file)
-        let seen = Mutex<(calls: Int, received: Int64)>((0, 0))
+        let seen = Locked<(calls: Int, received: Int64)>((0, 0))
         // A redirect first: only the final body may reach the file.
         var request = HTTPRequest(url: URL(string: "\(f.base)/r?status=302&location=\(q("/bytes?n=\(size)"))")!)
         request.destination = file

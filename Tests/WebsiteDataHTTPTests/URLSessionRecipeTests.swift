@@ -2,7 +2,6 @@ import Foundation
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
-import Synchronization
 import Testing
 import WebsiteData
 import WebsiteDataHTTP
@@ -15,7 +14,7 @@ import WebsiteDataHTTP
 final class StoreCookieDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     let cookies: HTTPCookieStore
     /// The chain of each task being redirected (kept with the task, to forget finished ones).
-    let chains = Mutex<[Int: (chain: CookieRequestChain, task: URLSessionTask)]>([:])
+    let chains = Locked<[Int: (chain: CookieRequestChain, task: URLSessionTask)]>([:])
 
     init(cookies: HTTPCookieStore) { self.cookies = cookies }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WebsiteData
 
@@ -249,7 +248,7 @@ final class CacheMockOrigin: Sendable {
     let requests: [CacheSuite.Request]
     let uuid: String
     let clock: TestClock
-    let state = Mutex(State())
+    let state = Locked(State())
 
     init(requests: [CacheSuite.Request], uuid: String, clock: TestClock) {
         self.requests = requests

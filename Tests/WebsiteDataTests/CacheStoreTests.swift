@@ -1,11 +1,10 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WebsiteData
 
 /// An origin for cache tests: counts the requests that reach it and answers with `handler`.
 final class CacheTestOrigin: Sendable {
-    private let state = Mutex<[CacheRequest]>([])
+    private let state = Locked<[CacheRequest]>([])
     let handler: @Sendable (CacheRequest, Int) throws -> OriginResponse
 
     init(_ handler: @escaping @Sendable (CacheRequest, Int) throws -> OriginResponse) { self.handler = handler }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 @testable import WebsiteData
 
 /// A temporary directory removed when the value is released.
@@ -19,8 +18,8 @@ final class TemporaryDirectory: Sendable {
 
 /// A clock tests move by hand.
 final class TestClock: Sendable {
-    private let current: Mutex<Date>
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Mutex(start) }
+    private let current: Locked<Date>
+    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) { current = Locked(start) }
     var now: Date { current.withLock { $0 } }
     func advance(_ seconds: TimeInterval) { current.withLock { $0 += seconds } }
     var function: @Sendable () -> Date { { self.now } }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Testing
 @testable import WebsiteData
 
@@ -142,7 +141,7 @@ import Testing
         try crawler.sessionStorage.setItem("k", "v", origin: other, namespace: tab)
         // Enough changes of another type that the change log drops the entries the crawler has not read.
         // Eight writers share commits, as a busy crawler's tasks do.
-        let failures = Mutex(0)
+        let failures = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 8) { writer in
             for index in 0..<600 {
                 do { try operator_.localStorage.setItem("key\(writer)-\(index)", "v", origin: other) } catch {
