@@ -4,9 +4,9 @@ import Foundation
 ///
 /// Beside the cookies, in the same order, each cookie's facts: flags, expiry, creation and access
 /// times, a hash of its name, and where its domain, path and `Cookie` header pair (`name=value`)
-/// are in the site's byte buffer. Equal domains and paths are kept once in the buffer, so a
-/// lookup tests each distinct one once and then scans the facts, which are plain values; the
-/// header is copied from the buffer. A lookup reads two arrays of the site (facts and bytes)
+/// are in the site's byte buffer. Equal domains and paths are mostly kept once in the buffer
+/// (see `find`), so a lookup tests each distinct one about once and then scans the facts, which
+/// are plain values; the header is copied from the buffer. A lookup reads two arrays of the site (facts and bytes)
 /// and no string of its own: on a large store each string read was a cache miss, and most of a
 /// lookup's time. Finding a cookie by key compares numbers before bytes.
 ///
@@ -37,29 +37,34 @@ struct SiteCookies {
         var expires: Double
         /// Creation time as seconds since the reference date.
         var created: Double
-        /// The cookie's last-access time, likewise: a lookup compares it here, where its cache
-        /// line already is, and only stores into the cookie.
+        /// The cookie's last-access time, likewise, and the one that counts: a lookup moves it on
+        /// here, where its cache line already is, and not in the cookie (see `stored`).
         var lastAccess: Double
         /// FNV-1a of the name's bytes.
         var nameHash: UInt32
-        /// Where the domain's bytes start in `bytes` (equal domains, equal offsets).
+        /// Where the domain's bytes start in `bytes` (equal domains mostly at one offset).
         var domain: UInt32
-        /// Where the path's bytes start (equal paths, equal offsets).
+        /// Where the path's bytes start (likewise).
         var path: UInt32
         /// The path's length in bytes.
         var pathLength: UInt32
         /// Where the cookie's pair starts (`notKept` when longer than `longestPairKept`), and its length.
         var pair: UInt32
         var pairLength: UInt32
+        /// The domain's length in bytes.
         var domainLength: UInt32
+        /// `hostOnly`, `secure`, `httpOnly`, `partitioned`.
         var flags: UInt8
+        /// The SameSite attribute.
         var sameSite: CookieSameSite
 
+        /// `pair` of a cookie whose pair is not in `bytes`.
         static let notKept = UInt32.max
 
         /// The bytes the cookie's pair, domain and path take in `bytes` (the last two perhaps
         /// shared with other cookies).
         var heldBytes: Int { (pair == Self.notKept ? 0 : Int(pairLength)) + Int(domainLength) + Int(pathLength) }
+        /// The bits of `flags`.
         static let hostOnly: UInt8 = 1, secure: UInt8 = 2, httpOnly: UInt8 = 4, partitioned: UInt8 = 8
     }
 
