@@ -226,15 +226,20 @@ struct CookieJar {
 
     // MARK: Eviction (Chromium's order: expired, then least recently used, non-secure before secure)
 
+    /// Over the per-site limit: the site's expired cookies, then its least recently used, ordered
+    /// from the site's facts (an insertion into a full site copied all its cookies to order them).
     private mutating func evictFromSite(_ bucket: inout SiteCookies, now: Date, keeping kept: Cookie?, into result: inout Insertion) {
-        let cookies = bucket.cookies
+        let nowSeconds = now.timeIntervalSinceReferenceDate
+        let keptIndex = kept.flatMap { bucket.index(ofKey: $0) }
         var victims = IndexSet()
-        for (i, c) in cookies.enumerated() where c.isExpired(at: now) { victims.insert(i) }
-        let excess = cookies.count - victims.count - limits.maxPerSite
+        var candidates: [(index: Int, rank: SiteCookies.EvictionRank)] = []
+        bucket.forEachEvictionFact { index, rank, expires in
+            if expires <= nowSeconds { victims.insert(index) } else if index != keptIndex { candidates.append((index, rank)) }
+        }
+        let excess = bucket.count - victims.count - limits.maxPerSite
         if excess > 0 {
-            let order = cookies.indices.filter { i in !victims.contains(i) && !(kept.map { cookies[i].hasSameKey(as: $0) } ?? false) }
-                .sorted { evictsBefore(cookies[$0], cookies[$1]) }
-            for i in order.prefix(excess) { victims.insert(i) }
+            candidates.sort { $0.rank.evictsBefore($1.rank) }
+            for candidate in candidates.prefix(excess) { victims.insert(candidate.index) }
         }
         let removed = bucket.remove(at: victims)
         count -= removed.count
@@ -255,16 +260,16 @@ struct CookieJar {
         // is copied to be ordered.
         let keptSite = kept?.site
         let keptIndex = keptSite.flatMap { sites[$0] }.flatMap { bucket in kept.flatMap { bucket.index(ofKey: $0) } }
-        var all: [(secure: Bool, lastAccess: Double, site: Dictionary<String, SiteCookies>.Index, index: Int)] = []
+        var all: [(rank: SiteCookies.EvictionRank, site: Dictionary<String, SiteCookies>.Index, index: Int)] = []
         all.reserveCapacity(count)
         for position in sites.indices {
             let (site, bucket) = sites[position]
             let skip = site == keptSite ? keptIndex : nil
-            bucket.forEachEvictionFact { index, secure, lastAccess in
-                if index != skip { all.append((secure, lastAccess, position, index)) }
+            bucket.forEachEvictionFact { index, rank, _ in
+                if index != skip { all.append((rank, position, index)) }
             }
         }
-        all.sort { a, b in a.secure != b.secure ? !a.secure : a.lastAccess < b.lastAccess }
+        all.sort { $0.rank.evictsBefore($1.rank) }
         var victims: [Dictionary<String, SiteCookies>.Index: IndexSet] = [:]
         for candidate in all.prefix(max(0, count - target)) { victims[candidate.site, default: IndexSet()].insert(candidate.index) }
         // Removed site by site in the dictionary's order, each site's in its order.
@@ -277,11 +282,6 @@ struct CookieJar {
             if sites.values[position].isEmpty { emptied.append(sites.keys[position]) }
         }
         for site in emptied { sites.removeValue(forKey: site) }
-    }
-
-    private func evictsBefore(_ a: Cookie, _ b: Cookie) -> Bool {
-        if a.isSecure != b.isSecure { return !a.isSecure }
-        return a.lastAccess < b.lastAccess
     }
 
     // MARK: Reading (RFC 6265bis 5.8.3)

@@ -112,10 +112,25 @@ struct SiteCookies {
         return remove(at: indices)
     }
 
-    /// Calls `body` with each cookie's index, whether it is Secure and its last-access time
-    /// (seconds since the reference date): what eviction orders cookies by.
-    func forEachEvictionFact(_ body: (Int, Bool, Double) -> Void) {
-        for i in facts.indices { body(i, facts[i].flags & Facts.secure != 0, facts[i].lastAccess) }
+    /// What eviction orders cookies by (Chromium's order): non-secure before Secure, then the
+    /// least recently accessed first.
+    struct EvictionRank {
+        var isSecure: Bool
+        /// Seconds since the reference date.
+        var lastAccess: Double
+
+        /// Whether a cookie of this rank goes before one of `other`'s.
+        func evictsBefore(_ other: EvictionRank) -> Bool {
+            isSecure != other.isSecure ? !isSecure : lastAccess < other.lastAccess
+        }
+    }
+
+    /// Calls `body` with each cookie's index, eviction rank and expiry (seconds since the
+    /// reference date; infinity for a session cookie), read from the facts.
+    func forEachEvictionFact(_ body: (Int, EvictionRank, Double) -> Void) {
+        for i in facts.indices {
+            body(i, EvictionRank(isSecure: facts[i].flags & Facts.secure != 0, lastAccess: facts[i].lastAccess), facts[i].expires)
+        }
     }
 
     /// Whether a cookie matches `predicate`.

@@ -28,8 +28,13 @@ public enum Site {
             // One string per site: every host of a site gets the site's own entry's string, so
             // dictionaries keyed by site (the cookie jar) find it by identity, without reading
             // its bytes (on a large store, a cache miss).
-            let name = cache[computed] ?? computed
-            if cache[computed] == nil { cache[computed] = name }
+            let name: String
+            if let shared = cache[computed] {
+                name = shared
+            } else {
+                name = computed
+                cache[computed] = computed
+            }
             cache[host] = name
             return name
         }
