@@ -126,21 +126,14 @@ enum CookiePersistence {
     /// Without deletes in the stretch, sets are written in key then log order (a later set of a
     /// cookie replaces an earlier one), which spares grouping every change by key.
     static func fold(_ db: DatabaseConnection, after: Int64, through: Int64) throws {
-        // In stretches of `foldChunkEntries`, applied in order: each stretch's sort holds its
-        // rows in memory, and a row may carry 4 KB.
-        var start = after
-        while start < through {
-            let end = min(through, start + foldChunkEntries)
-            try foldStretch(db, after: start, through: end)
-            start = end
-        }
+        // One pass over the table: a fold sorts all its entries at once. SQLite's sorter keeps
+        // about the writer's cache size (8 MB) in memory and spills the rest to a temporary
+        // file (the writer's `temp_store` is FILE), so a fold of large rows stays bounded.
+        try foldStretch(db, after: after, through: through)
         let rows = try db.scalar("SELECT count(*) FROM cookies")?.int64 ?? 0
         try SettingsTable.setNumber(foldedThroughKey, to: through, db)
         try SettingsTable.setNumber(foldThresholdKey, to: rows / 4, db)
     }
-
-    /// The most change-log entries one sort of a fold holds.
-    static let foldChunkEntries: Int64 = 8192
 
     private static func foldStretch(_ db: DatabaseConnection, after: Int64, through: Int64) throws {
         let key = "site, domain, name, path, host_only, partition_key"

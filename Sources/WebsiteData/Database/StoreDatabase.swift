@@ -78,7 +78,10 @@ final class StoreDatabase: Sendable {
                 try writer.execute("PRAGMA journal_mode = WAL")
             }
             try writer.execute("PRAGMA synchronous = NORMAL")
-            try writer.execute("PRAGMA temp_store = MEMORY")
+            // Sorts and temporary tables beyond the cache size spill to a temporary file, so a
+            // fold or a bulk change of large rows keeps memory bounded (a savepoint's journal
+            // still stays in memory up to SQLite's 64 KiB).
+            try writer.execute("PRAGMA temp_store = FILE")
             // Every acknowledged write is a commit; checkpoints, which sync the log and the
             // database, come every 4000 pages of log (16 MB) instead of SQLite's 1000, and the
             // writer keeps 8 MB of pages (SQLite's default is 2 MB).
