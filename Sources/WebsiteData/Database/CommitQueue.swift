@@ -1,7 +1,9 @@
 import Foundation
+import Synchronization
 
 /// Group commit: writers enqueue their work and wait; one of them at a time becomes the leader,
-/// takes everything queued so far and commits it in one transaction, then wakes the others.
+/// takes everything queued so far and commits it in one transaction, then wakes the writers
+/// whose writes it committed and, when writes are still queued, one waiter to lead next.
 ///
 /// Writers that announce themselves (`begin()` on entering a write call, `end()` on leaving it)
 /// let the leader gather: before it takes the queue, it waits, for at most `gatherLimit`, until
@@ -12,10 +14,9 @@ import Foundation
 /// (measured: 1.5 writes per commit with eight threads on two cores, 4.5 with gathering). A lone
 /// writer never waits: nobody else is preparing.
 final class CommitQueue: @unchecked Sendable {
-    // All stored properties are read and written only while `mutex` is locked.
+    // All stored properties are read and written only while `mutex` is locked (`published`,
+    // an atomic, is also read without it).
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
-    /// Signalled when a batch is committed (followers wait on it).
-    private let committed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     /// Signalled when an announced writer queues its write or leaves (a gathering leader waits on it).
     private let arrived = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var pending: [PendingWrite] = []
@@ -44,16 +45,13 @@ final class CommitQueue: @unchecked Sendable {
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)
         pthread_condattr_setclock(&attributes, CLOCK_MONOTONIC)
-        pthread_cond_init(committed, &attributes)
         pthread_cond_init(arrived, &attributes)
         pthread_condattr_destroy(&attributes)
     }
 
     deinit {
-        pthread_cond_destroy(committed)
         pthread_cond_destroy(arrived)
         pthread_mutex_destroy(mutex)
-        committed.deallocate()
         arrived.deallocate()
         mutex.deallocate()
     }
@@ -91,11 +89,7 @@ final class CommitQueue: @unchecked Sendable {
     ///
     /// - Throws: that write's error.
     func wait(for ticket: UInt64, commit: Committer) throws {
-        pthread_mutex_lock(mutex)
-        waitUntilCommitted(through: ticket, gather: true, commit: commit)
-        let error = errors.removeValue(forKey: ticket)
-        pthread_mutex_unlock(mutex)
-        if let error { throw error }
+        if let error = waitUntilCommitted(through: ticket, gather: true, errorOf: ticket, commit: commit) { throw error }
     }
 
     /// Waits until every write queued so far is committed. Errors stay with their writes.
@@ -103,15 +97,36 @@ final class CommitQueue: @unchecked Sendable {
     /// Does not gather: a caller may drain while holding a lock that announced writers need.
     func drain(commit: Committer) {
         pthread_mutex_lock(mutex)
-        waitUntilCommitted(through: nextTicket - 1, gather: false, commit: commit)
+        let through = nextTicket - 1
         pthread_mutex_unlock(mutex)
+        _ = waitUntilCommitted(through: through, gather: false, errorOf: nil, commit: commit)
     }
 
-    /// Called with the mutex held; returns with it held.
-    private func waitUntilCommitted(through ticket: UInt64, gather: Bool, commit: Committer) {
-        while committedThrough < ticket {
+    /// Waits until the writes through `ticket` are committed, leading commits when no one else
+    /// is; returns the error of the write `errorOf`, if any. Called and returns without the mutex.
+    ///
+    /// A waiter sleeps on a parker of its own and is woken once: when its write is committed
+    /// (the parker carries its error, so it returns without taking the queue's mutex again), or
+    /// to lead the next commit. The leader wakes them after releasing the mutex. A condition
+    /// shared by all waiters, signalled under the mutex, woke every waiter after each commit;
+    /// those whose writes were still queued went back to sleep, and the woken ones queued for
+    /// the mutex the leader still held.
+    private func waitUntilCommitted(through ticket: UInt64, gather: Bool, errorOf own: UInt64?, commit: Committer) -> Error? {
+        pthread_mutex_lock(mutex)
+        while true {
+            if committedThrough >= ticket {
+                let error = own.flatMap { errors.removeValue(forKey: $0) }
+                pthread_mutex_unlock(mutex)
+                return error
+            }
             if leaderActive {
-                pthread_cond_wait(committed, mutex)
+                let parker = Parker(ticket: ticket, errorOf: own)
+                parked.append(parker)
+                pthread_mutex_unlock(mutex)
+                parker.park()
+                if parker.isCommitted { return parker.error }
+                // Woken to lead.
+                pthread_mutex_lock(mutex)
                 continue
             }
             leaderActive = true
@@ -128,9 +143,46 @@ final class CommitQueue: @unchecked Sendable {
                 errors[first + UInt64(offset)] = error
             }
             committedThrough = first + UInt64(batch.count) - 1
+            published.store(committedThrough, ordering: .releasing)
             leaderActive = false
-            pthread_cond_broadcast(committed)
+            let woken = takeParkedToWake()
+            pthread_mutex_unlock(mutex)
+            for parker in woken { parker.unpark() }
+            pthread_mutex_lock(mutex)
         }
+    }
+
+    /// `committedThrough`, readable without the mutex.
+    private let published = Atomic<UInt64>(0)
+
+    /// The newest ticket whose write is committed (or failed), read without the queue's mutex.
+    var committedThroughTicket: UInt64 { published.load(ordering: .acquiring) }
+
+    /// Waiters parked until a commit.
+    private var parked: [Parker] = []
+
+    /// Takes (mutex held) the parked waiters to wake after a commit: first the one with the
+    /// oldest write still queued, to lead the next commit, then every one whose writes are
+    /// committed, each given its write's error.
+    private func takeParkedToWake() -> [Parker] {
+        guard !parked.isEmpty else { return [] }
+        var woken: [Parker] = [], kept: [Parker] = []
+        var nextLeader: Parker?
+        for parker in parked {
+            if parker.ticket <= committedThrough {
+                parker.isCommitted = true
+                parker.error = parker.errorOf.flatMap { errors.removeValue(forKey: $0) }
+                woken.append(parker)
+            } else if let leader = nextLeader, leader.ticket <= parker.ticket {
+                kept.append(parker)
+            } else {
+                if let leader = nextLeader { kept.append(leader) }
+                nextLeader = parker
+            }
+        }
+        parked = kept
+        if let nextLeader { woken.insert(nextLeader, at: 0) }
+        return woken
     }
 
     /// Waits (mutex held) until half of the announced writers have queued, or `gatherLimit` passed.
@@ -146,5 +198,37 @@ final class CommitQueue: @unchecked Sendable {
             if pthread_cond_timedwait(arrived, mutex, &deadline) == ETIMEDOUT { break }
         }
         leaderGathering = false
+    }
+}
+
+/// One waiter's sleep: a semaphore of its own, so waking it wakes no one else and it takes no
+/// lock to return. `isCommitted` and `error` are set under the queue's mutex before `unpark()`
+/// and read after `park()` returns.
+private final class Parker {
+    let ticket: UInt64
+    let errorOf: UInt64?
+    var isCommitted = false
+    var error: Error?
+    private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+
+    init(ticket: UInt64, errorOf: UInt64?) {
+        self.ticket = ticket
+        self.errorOf = errorOf
+        sem_init(semaphore, 0, 0)
+    }
+
+    deinit {
+        sem_destroy(semaphore)
+        semaphore.deallocate()
+    }
+
+    /// Sleeps until `unpark()`.
+    func park() {
+        while sem_wait(semaphore) != 0 {}  // EINTR: a signal interrupted the wait
+    }
+
+    /// Wakes the waiter.
+    func unpark() {
+        sem_post(semaphore)
     }
 }

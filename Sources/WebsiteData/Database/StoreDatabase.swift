@@ -272,6 +272,10 @@ final class StoreDatabase: Sendable {
         try queue.wait(for: ticket) { batch in self.commit(batch) }
     }
 
+    /// The newest ticket whose write has been committed (or has failed): every write queued
+    /// with this ticket or an older one is done.
+    var committedThrough: UInt64 { queue.committedThroughTicket }
+
     /// Commits every write queued so far (by any caller of this object).
     func drainQueue() {
         queue.drain { batch in self.commit(batch) }
@@ -348,14 +352,18 @@ final class StoreDatabase: Sendable {
         let failure: Error? = writer.withLock { db -> Error? in
             do {
                 try db.transaction {
+                    // A write alone in its batch needs no savepoint: its failure rolls the
+                    // transaction back, which undoes only itself.
+                    let isolates = batch.count > 1
                     for (i, item) in batch.enumerated() {
                         do {
-                            try db.execute("SAVEPOINT item", [])
+                            if isolates { try db.execute("SAVEPOINT item", []) }
                             try item.body(db)
                             let logged = try Self.appendToLog(item.changes, db)
-                            try db.execute("RELEASE item", [])
+                            if isolates { try db.execute("RELEASE item", []) }
                             if let logged { range = (range?.lowerBound ?? logged.lowerBound)...logged.upperBound }
                         } catch {
+                            guard isolates else { throw error }
                             // Some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM) make SQLite roll
                             // the whole transaction back: the batch is lost, and this error says why.
                             guard db.isInTransaction else { throw error }
