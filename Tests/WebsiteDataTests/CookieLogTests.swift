@@ -75,6 +75,33 @@ import Testing
         #expect(try view(reader) == view(writer))
     }
 
+    /// Two store objects on one directory (two processes, as far as the store can tell) write
+    /// the same cookie at once, round after round. Each applies the other's logged changes in
+    /// log order, its own included: when its write commits after the other's, the other's
+    /// older value must not end on top of it. After every round both objects show the value
+    /// the store holds, and at the end so does a fresh open.
+    @Test func concurrentWritersOfOneCookieAgreeWithTheStore() throws {
+        let first = try WebsiteDataStore(directory: dir.url)
+        let second = try WebsiteDataStore(directory: dir.url)
+        let failures = Locked<[String]>([])
+        var disagreements = 0
+        for round in 0..<300 {
+            DispatchQueue.concurrentPerform(iterations: 2) { side in
+                do {
+                    try (side == 0 ? first : second).httpCookieStore.set("https://example.com/", "x=\(side)-\(round); Max-Age=86400")
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            if try view(first)["x"] != view(second)["x"] { disagreements += 1 }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        #expect(disagreements == 0, "rounds after which the two store objects showed different values")
+        let table = try foldedTable(WebsiteDataStore(directory: dir.url))
+        #expect(try view(first) == table)
+        #expect(try view(second) == table)
+    }
+
     /// The last access a lookup records reaches the table through a fold, and a later set of
     /// the same cookie is not undone by an older access.
     @Test func accessTimesAreFoldedWithoutUndoingLaterWrites() throws {

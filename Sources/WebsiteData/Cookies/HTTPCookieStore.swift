@@ -43,9 +43,10 @@ public final class HTTPCookieStore: Sendable {
         var lastSeq: Int64 = 0
         /// What the shared change counter said when the change log was last read.
         var watch = StoreDatabase.ChangeWatch()
-        /// Changes enqueued but not yet acknowledged as committed, to replay over a reload.
-        var inflight: [UInt64: [CookieJarChange]] = [:]
-        var nextInflight: UInt64 = 0
+        /// Changes queued for commit, by ticket (oldest first), to replay over a reload. Those
+        /// committed are dropped by the next call that takes the lock (`pruneInflight`), not by
+        /// their writers: a writer returns from its commit without taking the lock again.
+        var inflight: [(ticket: UInt64, changes: [CookieJarChange])] = []
         /// Cookies whose last-access time moved on enough to be worth persisting with the next write.
         var touched: [Cookie] = []
         var observers: [UInt64: AsyncStream<CookieStoreChange>.Continuation] = [:]
@@ -307,15 +308,15 @@ public final class HTTPCookieStore: Sendable {
     /// it queues at most one write, announced.
     private func apply(_ cookies: [(Cookie, Bool)], fromSecureOrigin: Bool, api: CookieAPI, url: URL?,
                        context: CookieRequestContext, now: Date, summary: inout CookieWriteSummary) throws {
-        let (ticket, inflightID) = try state.withLock { s -> (UInt64?, UInt64) in
+        let ticket = try state.withLock { s -> UInt64? in
             try refresh(&s)
             if let url, !allows(s.policy, url: url, context: context) {
                 summary.rejected += cookies.map { CookieRejection(.policy, name: $0.0.name) }
-                return (nil, 0)
+                return nil
             }
             if url == nil && s.policy == .disallow {
                 summary.rejected += cookies.map { CookieRejection(.policy, name: $0.0.name) }
-                return (nil, 0)
+                return nil
             }
             var changes: [CookieJarChange] = []
             var events: [CookieStoreChange] = []
@@ -343,56 +344,55 @@ public final class HTTPCookieStore: Sendable {
             for site in sites {
                 for c in s.jar.purgeExpired(site: site, now: now) { changes.append(.delete(c)) }
             }
-            guard !changes.isEmpty else { return (nil, 0) }
+            guard !changes.isEmpty else { return nil }
             notify(&s, events)
             let touched = s.touched
             s.touched = []
-            let id = s.nextInflight
-            s.nextInflight += 1
-            s.inflight[id] = changes
             let ticket = database.enqueueWrite(changes: CookiePersistence.logEntries(changes, touched: touched), announced: true) { _ in }
-            return (ticket, id)
+            s.inflight.append((ticket, changes))
+            return ticket
         }
         guard let ticket else { return }
+        try waitForCommit(ticket)
+    }
+
+    /// Waits for the commit of a write queued with `ticket`. When it failed, nothing of it is
+    /// kept: memory is made to agree with the database again.
+    private func waitForCommit(_ ticket: UInt64) throws {
         do {
             try database.waitForCommit(ticket)
-            state.withLock { _ = $0.inflight.removeValue(forKey: inflightID) }
         } catch {
-            // Nothing of this write is kept: make memory agree with the database again.
             try? state.withLock { s in
-                s.inflight.removeValue(forKey: inflightID)
+                s.inflight.removeAll { $0.ticket == ticket }
                 try reloadAll(&s)
             }
             throw Self.storeError(error)
         }
     }
 
+    /// Drops the queued changes whose commits are done (`committed`: the database's newest
+    /// committed ticket, read before the log or the table it goes with).
+    private func pruneInflight(_ s: inout State, committed: UInt64) {
+        guard let first = s.inflight.first, first.ticket <= committed else { return }
+        let done = s.inflight.firstIndex { $0.ticket > committed } ?? s.inflight.count
+        s.inflight.removeFirst(done)
+    }
+
     /// Removes cookies matching `predicate` from memory and the database.
     @discardableResult
     func remove(cause: CookieChangeCause, everySite: Bool = false, where predicate: @escaping (Cookie) -> Bool) throws -> [Cookie] {
-        let (ticket, inflightID, removed) = try state.withLock { s -> (UInt64?, UInt64, [Cookie]) in
+        let (ticket, removed) = try state.withLock { s -> (UInt64?, [Cookie]) in
             try refresh(&s)
             let removed = s.jar.remove(where: predicate)
-            guard !removed.isEmpty else { return (nil, 0, []) }
+            guard !removed.isEmpty else { return (nil, []) }
             notify(&s, removed.map { CookieStoreChange(cookie: $0, cause: cause, removed: true) })
             let changes = removed.map { CookieJarChange.delete($0) }
-            let id = s.nextInflight
-            s.nextInflight += 1
-            s.inflight[id] = changes
             let ticket = database.enqueueWrite(changes: CookiePersistence.logEntries(changes, touched: [])) { _ in }
-            return (ticket, id, removed)
+            s.inflight.append((ticket, changes))
+            return (ticket, removed)
         }
         guard let ticket else { return [] }
-        do {
-            try database.waitForCommit(ticket)
-            state.withLock { _ = $0.inflight.removeValue(forKey: inflightID) }
-        } catch {
-            try? state.withLock { s in
-                s.inflight.removeValue(forKey: inflightID)
-                try reloadAll(&s)
-            }
-            throw Self.storeError(error)
-        }
+        try waitForCommit(ticket)
         return removed
     }
 
@@ -421,6 +421,9 @@ public final class HTTPCookieStore: Sendable {
 
     /// Applies another process's changes: the cookie changes the change log holds, in order.
     private func refresh(_ s: inout State) throws {
+        // Read before the log: the changes committed by then are in what it reads.
+        let committed = database.committedThrough
+        pruneInflight(&s, committed: committed)
         guard let changes = try database.foreignChanges(since: s.lastSeq, watch: &s.watch, cookies: true) else { return }
         s.lastSeq = changes.newestSeq
         var logged: [LoggedCookie] = []
@@ -453,16 +456,17 @@ public final class HTTPCookieStore: Sendable {
     /// fell too far behind the change log), then this process's own changes not yet committed.
     private func reloadAll(_ s: inout State) throws {
         let limits = s.jar.limits
+        pruneInflight(&s, committed: database.committedThrough)
         let loaded = try database.read { db in try db.transaction(write: false) { try CookiePersistence.loadAll(db, limits: limits) } }
         s.jar.replaceAll(with: loaded)
         replayInflight(&s, sites: nil)
     }
 
-    /// Re-applies this process's not-yet-acknowledged changes over freshly loaded sites.
+    /// Re-applies this process's changes not known to be committed over freshly loaded sites.
     private func replayInflight(_ s: inout State, sites: Set<String>?) {
         var changes: [LoggedCookie] = []
-        for id in s.inflight.keys.sorted() {
-            for change in s.inflight[id]! where sites?.contains(change.site) ?? true { changes.append(LoggedCookie(change)) }
+        for (_, queued) in s.inflight {
+            for change in queued where sites?.contains(change.site) ?? true { changes.append(LoggedCookie(change)) }
         }
         if !changes.isEmpty { s.jar.apply(changes) }
     }

@@ -169,7 +169,8 @@ final class StoreDatabase: Sendable {
     static let changeLogRecheckInterval: UInt64 = 1_000_000_000
 
     /// The change-log entries written by other connections since `lastSeq`, or `nil` when
-    /// nothing changed; `everything` when the log no longer reaches back that far.
+    /// nothing changed; `everything` when the log no longer reaches back that far. With
+    /// `cookies`, when there are any, every entry since `lastSeq`, this object's own included.
     ///
     /// First the shared change counter: when it has not moved, or moved only by this object's
     /// own commits, nothing is read. Then the change log's newest sequence number, one lookup of
@@ -220,8 +221,12 @@ final class StoreDatabase: Sendable {
                 // the newest committed before this transaction began.
                 let newest = max(entries.last?.seq ?? lastSeq, newest)
                 if lastSeq < trimmed { return ForeignChanges(entries: [], newestSeq: max(newest, trimmed), everything: true) }
-                let own = ownSequences.withLock { own in entries.filter { !own.contains($0.seq) } }
-                return ForeignChanges(entries: own, newestSeq: newest, everything: false)
+                let foreign = ownSequences.withLock { own in entries.filter { !own.contains($0.seq) } }
+                // Cookie changes are applied in log order, this object's own included once
+                // another's are among them: an own change committed after another process's
+                // change to the same cookie must stay on top of it.
+                if cookies && !foreign.isEmpty { return ForeignChanges(entries: entries, newestSeq: newest, everything: false) }
+                return ForeignChanges(entries: foreign, newestSeq: newest, everything: false)
             }
         }
         // Recorded only once the log was read: a failed read leaves the next call to read it again.
