@@ -75,6 +75,70 @@ import Testing
         #expect(try view(reader) == view(writer))
     }
 
+    /// Every cookie as opening shows it: key, value and times.
+    func snapshot(_ store: WebsiteDataStore) throws -> [String] {
+        try store.httpCookieStore.allCookies().map {
+            "\($0.domain) \($0.path) \($0.name)=\($0.value) created \($0.created.timeIntervalSince1970) access \($0.lastAccess.timeIntervalSince1970)"
+        }.sorted()
+    }
+
+    /// Opening applies the changes logged after the last fold to each site as its rows are
+    /// read: sets over table rows and new ones, deletes (down to a whole site), access times,
+    /// sites the table does not hold yet, and a site of 300 cookies changed 100 times (applied
+    /// through an index). A fresh open shows exactly what the writing store object shows.
+    @Test func openingAppliesTheLogToEachSiteAsItsRowsAreRead() throws {
+        let clock = TestClock()
+        let store = try WebsiteDataStore.testing(dir.url, clock: clock)
+        try store.set(.cookiesMaxPerSite, to: "1000")
+        var random = SystemRandomNumberGenerator()
+        for site in 0..<40 {
+            for n in 0..<(site == 0 ? 300 : 8) {
+                try store.httpCookieStore.set("https://www.site\(site).example/", "c\(n)=\(site); Max-Age=86400")
+            }
+        }
+        try store.database.foldChangeLog()
+        clock.advance(60)
+        for step in 0..<600 {
+            let site = step < 100 ? 0 : Int.random(in: 0..<50, using: &random)
+            let url = "https://www.site\(site).example/"
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0..<6: try store.httpCookieStore.set(url, "c\(Int.random(in: 0..<12, using: &random))=\(step); Max-Age=86400")
+            case 6..<8: try store.httpCookieStore.set(url, "c\(Int.random(in: 0..<12, using: &random))=; Max-Age=0")
+            default: _ = try store.httpCookieStore.header(url)
+            }
+            // Past the minute after which a lookup's access time is worth writing.
+            clock.advance(61)
+        }
+        for n in 0..<12 { try store.httpCookieStore.set("https://www.site39.example/", "c\(n)=; Max-Age=0") }
+        // The accesses of the last lookups are logged with a write.
+        try store.httpCookieStore.set("https://www.site1.example/", "last=1; Max-Age=86400")
+        let expected = try snapshot(store)
+        #expect(!expected.contains { $0.hasPrefix("www.site39.example ") })
+        #expect(expected.contains { $0.hasPrefix("www.site45.example ") })
+        #expect(try snapshot(WebsiteDataStore.testing(dir.url, clock: clock)) == expected)
+    }
+
+    /// Rows filed under a site that is no longer their domain's (after a public suffix list
+    /// update) come later in the table than their site's other rows, after another site's: the changes logged since
+    /// the fold, already applied to the site, are not undone by them.
+    @Test func rowsFiledUnderAnotherSiteDoNotUndoTheLog() throws {
+        let clock = TestClock()
+        do {
+            let store = try WebsiteDataStore.testing(dir.url, clock: clock)
+            for name in ["p", "c", "d"] { try store.httpCookieStore.set("https://other.example.org/", "\(name)=1; Max-Age=86400") }
+            // A site whose rows come between example.org's and those filed under zzz-old.example.
+            try store.httpCookieStore.set("https://www.mid.example/", "m=1; Max-Age=86400")
+            try store.database.foldChangeLog()
+            try store.httpCookieStore.set("https://other.example.org/", "c=4; Max-Age=86400")
+            try store.httpCookieStore.set("https://other.example.org/", "d=; Max-Age=0")
+        }
+        let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        try db.execute("UPDATE cookies SET site = 'zzz-old.example' WHERE name IN ('c', 'd')")
+        let reopened = try WebsiteDataStore.testing(dir.url, clock: clock)
+        #expect(try view(reopened) == ["p": "1", "c": "4", "m": "1"])
+        #expect(try foldedTable(reopened) == ["p": "1", "c": "4", "m": "1"])
+    }
+
     /// Two store objects on one directory (two processes, as far as the store can tell) write
     /// the same cookie at once, round after round. Each applies the other's logged changes in
     /// log order, its own included: when its write commits after the other's, the other's

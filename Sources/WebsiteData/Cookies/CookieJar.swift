@@ -172,8 +172,31 @@ struct CookieJar {
     }
 
     private static func applyIndexed(_ changes: [LoggedCookie], to site: inout SiteCookies, count: inout Int) {
-        var bucket = site.cookies
-        defer { site = SiteCookies(bucket) }
+        let before = site.count
+        site = SiteCookies(applying(changes, to: site.cookies))
+        count += site.count - before
+    }
+
+    /// A site's cookies with its logged changes applied in order: a set replaces the cookie
+    /// with the same key or adds it, a delete removes it, an access moves its last access on.
+    static func applying(_ changes: [LoggedCookie], to cookies: [Cookie]) -> [Cookie] {
+        var bucket = cookies
+        if changes.count * bucket.count <= 4096 {
+            for change in changes {
+                let index = bucket.firstIndex { $0.hasSameKey(as: change.cookie) }
+                switch change.op {
+                case .set:
+                    if let index { bucket[index] = change.cookie } else { bucket.append(change.cookie) }
+                case .delete:
+                    if let index { bucket.remove(at: index) }
+                case .access:
+                    if let index, bucket[index].lastAccess < change.cookie.lastAccess { bucket[index].lastAccess = change.cookie.lastAccess }
+                }
+            }
+            return bucket
+        }
+        // Many changes to a large site: find cookies through an index instead of scanning the
+        // site for each change.
         var index = [CookieKey: Int](minimumCapacity: bucket.count + changes.count)
         for (i, cookie) in bucket.enumerated() { index[cookie.key] = i }
         var gone = [Bool](repeating: false, count: bucket.count)
@@ -182,22 +205,15 @@ struct CookieJar {
             switch change.op {
             case .set:
                 if let i = index[key] {
-                    if gone[i] {
-                        gone[i] = false
-                        count += 1
-                    }
+                    gone[i] = false
                     bucket[i] = change.cookie
                 } else {
                     index[key] = bucket.count
                     bucket.append(change.cookie)
                     gone.append(false)
-                    count += 1
                 }
             case .delete:
-                if let i = index[key], !gone[i] {
-                    gone[i] = true
-                    count -= 1
-                }
+                if let i = index[key] { gone[i] = true }
             case .access:
                 if let i = index[key], !gone[i], bucket[i].lastAccess < change.cookie.lastAccess {
                     bucket[i].lastAccess = change.cookie.lastAccess
@@ -205,6 +221,7 @@ struct CookieJar {
             }
         }
         if gone.contains(true) { bucket = zip(bucket, gone).compactMap { $1 ? nil : $0 } }
+        return bucket
     }
 
     /// Replaces every cookie with cookies already grouped by site (`count` in all).

@@ -530,6 +530,6 @@ package enum StoreTuning {
     /// Log pages between automatic checkpoints.
     package static let walAutocheckpointPages = 4000
     /// Change-log entries after the last fold that make the next commit fold the logged cookie
-    /// changes into the cookies table, at least: a quarter of the table's rows, when more.
+    /// changes into the cookies table, at least: the table's rows, when more.
     static let cookieLogFoldEntries: Int64 = 32_768
 }
