@@ -105,7 +105,7 @@ final class CommitQueue: @unchecked Sendable {
     /// Waits until the writes through `ticket` are committed, leading commits when no one else
     /// is; returns the error of the write `errorOf`, if any. Called and returns without the mutex.
     ///
-    /// A waiter sleeps on a parker of its own and is woken once: when its write is committed
+    /// A waiter waits on a parker of its own and is woken once: when its write is committed
     /// (the parker carries its error, so it returns without taking the queue's mutex again), or
     /// to lead the next commit. The leader wakes them after releasing the mutex. A condition
     /// shared by all waiters, signalled under the mutex, woke every waiter after each commit;
@@ -201,15 +201,29 @@ final class CommitQueue: @unchecked Sendable {
     }
 }
 
-/// One waiter's sleep: a semaphore of its own, so waking it wakes no one else and it takes no
-/// lock to return. `isCommitted` and `error` are set under the queue's mutex before `unpark()`
-/// and read after `park()` returns.
+/// One waiter's wait: first a short spin that yields the core, then sleep on a semaphore of
+/// its own, so waking it wakes no one else and it takes no lock to return. `isCommitted` and
+/// `error` are set under the queue's mutex before `unpark()` and read after `park()` returns.
+///
+/// A commit of a group takes about 100 µs, and a waiter's write is most often committed within
+/// one or two: sleeping at once cost each write a futex sleep and wake-up (a context switch of
+/// about 13 µs each way on the machine measured, plus the wake-up's preemption of the leader).
+/// Yielding while it spins, a waiter leaves the core to the leader and to writers still
+/// preparing. With eight threads ingesting on two cores, a 100,000-header round took 0.82 to
+/// 0.95 s with a 100 µs spin, 0.96 to 1.27 s without; two threads went from 4.09x the bench's
+/// SQLite floor to 2.49x and 2.95x. The spin costs CPU only while a write is waiting.
 private final class Parker {
     let ticket: UInt64
     let errorOf: UInt64?
     var isCommitted = false
     var error: Error?
     private let semaphore = UnsafeMutablePointer<sem_t>.allocate(capacity: 1)
+    /// `waiting` (spinning), `woken`, or `asleep` on the semaphore.
+    private let state = Atomic<Int>(waiting)
+    private static let waiting = 0, woken = 1, asleep = 2
+
+    /// How long a waiter spins before it sleeps.
+    static let spinNanoseconds: UInt64 = 100_000
 
     init(ticket: UInt64, errorOf: UInt64?) {
         self.ticket = ticket
@@ -222,13 +236,20 @@ private final class Parker {
         semaphore.deallocate()
     }
 
-    /// Sleeps until `unpark()`.
+    /// Waits until `unpark()`.
     func park() {
-        while sem_wait(semaphore) != 0 {}  // EINTR: a signal interrupted the wait
+        let deadline = DispatchTime.now().uptimeNanoseconds + Self.spinNanoseconds
+        repeat {
+            if state.load(ordering: .acquiring) == Self.woken { return }
+            sched_yield()
+        } while DispatchTime.now().uptimeNanoseconds < deadline
+        if state.compareExchange(expected: Self.waiting, desired: Self.asleep, ordering: .acquiringAndReleasing).exchanged {
+            while sem_wait(semaphore) != 0 {}  // EINTR: a signal interrupted the wait
+        }
     }
 
-    /// Wakes the waiter.
+    /// Wakes the waiter (posting its semaphore only when it has gone to sleep).
     func unpark() {
-        sem_post(semaphore)
+        if state.exchange(Self.woken, ordering: .acquiringAndReleasing) == Self.asleep { sem_post(semaphore) }
     }
 }
