@@ -10,17 +10,22 @@ enum IngestBench {
         let headers = data.headerCount
         var table = Table("ingest: Set-Cookie headers into a persistent store (cookies per second; higher is better)")
 
-        // Ours, from several threads, so that commits are shared (group commit).
+        // Ours, from several threads, so that commits are shared (group commit): three fresh
+        // stores, as the floor gets three fresh files, and the median of the three. (The first
+        // run of a process is often the slowest: its allocations grow the heap.) The first
+        // store is the big store the later sections open.
         let scratch = ScratchDirectory("ingest")
         let directory = scratch.url.appendingPathComponent("store")
-        progress("ingesting \(headers.grouped) headers in \(data.responses.count.grouped) responses from \(config.threads) threads")
-        let concurrent: Timing
-        do {
-            let store = try Loader.makeStore(directory: directory)
+        progress("ingesting \(headers.grouped) headers in \(data.responses.count.grouped) responses from \(config.threads) threads, 3 times")
+        var concurrentTimes: [Timing] = []
+        for run in 0..<3 {
+            let runScratch = run == 0 ? scratch : ScratchDirectory("ingest-\(run)")
+            let store = try Loader.makeStore(directory: runScratch.url.appendingPathComponent("store"))
             var result = Loader.Result()
-            concurrent = measureProcess { result = Loader.ingest(data.responses, into: store, threads: config.threads) }
+            concurrentTimes.append(measureProcess { result = Loader.ingest(data.responses, into: store, threads: config.threads) })
             try result.check(expected: config.big.cookies)
         }
+        let concurrent = Timing(wall: median(concurrentTimes.map(\.wall)), cpu: median(concurrentTimes.map(\.cpu)))
         context.bigStore = scratch
 
         // The floor: the rows the engine wrote, inserted into a fresh copy of the schema.
@@ -84,7 +89,7 @@ enum IngestBench {
             table.note("python3 not found: no http.cookiejar reference row")
         }
         table.note("\(data.responses.count.grouped) responses of 1-10 Set-Cookie headers (\(Format.fixed(n / Double(data.responses.count), 2)) on average), one setCookies call each; every call returns committed; limits raised (cookies.max-total = 1,000,000)")
-        table.note("wall time: ours \(config.threads) threads \(Format.seconds(concurrent.wall)), \(many) threads \(Format.seconds(wide.wall)), 1 thread \(Format.seconds(single.wall)); floor median of 3 fresh files (\(floorTimes.map { Format.seconds($0.wall) }.joined(separator: ", "))), open to commit, WAL, synchronous=NORMAL, INSERT OR REPLACE with the store's indexes")
+        table.note("wall time: ours \(config.threads) threads median of 3 fresh stores (\(concurrentTimes.map { Format.seconds($0.wall) }.joined(separator: ", "))), \(many) threads \(Format.seconds(wide.wall)), 1 thread \(Format.seconds(single.wall)); floor median of 3 fresh files (\(floorTimes.map { Format.seconds($0.wall) }.joined(separator: ", "))), open to commit, WAL, synchronous=NORMAL, INSERT OR REPLACE with the store's indexes")
         table.note("process CPU time: ours \(config.threads) threads \(Format.seconds(concurrent.cpu)), \(many) threads \(Format.seconds(wide.cpu)), 1 thread \(Format.seconds(single.cpu)), floor \(Format.seconds(floorCPU))")
         return table
     }
