@@ -116,11 +116,15 @@ import Testing
             #expect(try cookies.documentCookieScript(for: URL(string: url)!).cookies.isEmpty)
         }
         #expect(try cookies.header("https://www.example.com/")?.split(separator: ";").count == 6)
+        // Scheme and host in any case.
+        #expect(try cookies.header("HTTPS://WWW.Example.COM/")?.split(separator: ";").count == 6)
         // Loopback hosts are secure origins: Secure cookies are set and sent there over http.
         for host in ["localhost", "127.0.0.1", "[::1]", "app.localhost"] {
             try cookies.set("http://\(host):8080/", "s=1; Secure")
             #expect(try cookies.header("http://\(host):8080/") == "s=1", "\(host)")
         }
+        // A name that only ends in "localhost" is not one.
+        #expect(try cookies.set("http://notlocalhost:8080/", "s=1; Secure").stored == 0)
         // Plain http cannot set one, by header or by script.
         #expect(try cookies.set("http://plain.example/", "s=1; Secure").stored == 0)
         let report = DocumentCookieReport(cookie: "s=1; Secure", url: URL(string: "http://plain.example/")!)

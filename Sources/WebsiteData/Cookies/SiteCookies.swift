@@ -414,7 +414,7 @@ struct SiteCookies {
             if count == host.count { return memcmp(domain, host.baseAddress!, count) == 0 ? 3 : 0 }
             guard count < host.count, host[host.count - count - 1] == UInt8(ascii: "."),
                   memcmp(domain, host.baseAddress! + (host.count - count), count) == 0 else { return 0 }
-            let isIP = hostIsIP ?? Site.isIPAddress(String(decoding: host, as: UTF8.self))
+            let isIP = hostIsIP ?? Site.isIPAddress(host)
             hostIsIP = isIP
             return isIP ? 0 : 2
         }

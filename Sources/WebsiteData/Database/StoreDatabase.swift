@@ -184,6 +184,8 @@ final class StoreDatabase: Sendable {
         var next: ChangeWatch?
         if let changeCounter {
             let now = DispatchTime.now().uptimeNanoseconds
+            // The common case, without the lock: the counter has not moved since the last check.
+            if watch.valid && now &- watch.checkedAt < Self.changeLogRecheckInterval && changeCounter.value == watch.shared { return nil }
             // Read together under the lock that orders this object's own bumps, so a difference
             // in the shared counter that equals the difference in own bumps is only ours.
             let (shared, own, newestOwn) = ownSequences.withLock { (changeCounter.value, $0.bumps, $0.newestCommitted) }
