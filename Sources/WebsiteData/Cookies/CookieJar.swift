@@ -140,12 +140,14 @@ struct CookieJar {
         for change in changes { bySite[change.cookie.site, default: []].append(change) }
         for (site, siteChanges) in bySite {
             var bucket = sites.removeValue(forKey: site) ?? SiteCookies()
-            if siteChanges.count * bucket.count <= 4096 {
+            if siteChanges.count * bucket.count <= Self.scanLimit {
                 for change in siteChanges { Self.apply(change, to: &bucket, count: &count) }
             } else {
-                // Many changes to a large site: find cookies through an index of the bucket
-                // instead of scanning it for each change.
-                Self.applyIndexed(siteChanges, to: &bucket, count: &count)
+                // Many changes to a large site: applied to its cookies through an index, and the
+                // site built again once.
+                let before = bucket.count
+                bucket = SiteCookies(Self.applying(siteChanges, to: bucket.cookies))
+                count += bucket.count - before
             }
             if !bucket.isEmpty { sites[site] = bucket }
         }
@@ -171,17 +173,15 @@ struct CookieJar {
         }
     }
 
-    private static func applyIndexed(_ changes: [LoggedCookie], to site: inout SiteCookies, count: inout Int) {
-        let before = site.count
-        site = SiteCookies(applying(changes, to: site.cookies))
-        count += site.count - before
-    }
+    /// Changes times cookies beyond which a site's changes are applied through an index of its
+    /// cookies rather than by scanning them for each change.
+    private static let scanLimit = 4096
 
     /// A site's cookies with its logged changes applied in order: a set replaces the cookie
     /// with the same key or adds it, a delete removes it, an access moves its last access on.
     static func applying(_ changes: [LoggedCookie], to cookies: [Cookie]) -> [Cookie] {
         var bucket = cookies
-        if changes.count * bucket.count <= 4096 {
+        if changes.count * bucket.count <= scanLimit {
             for change in changes {
                 let index = bucket.firstIndex { $0.hasSameKey(as: change.cookie) }
                 switch change.op {

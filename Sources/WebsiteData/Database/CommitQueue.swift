@@ -14,7 +14,7 @@ import Synchronization
 /// (measured: 1.5 writes per commit with eight threads on two cores, 4.5 with gathering). A lone
 /// writer never waits: nobody else is preparing.
 final class CommitQueue: @unchecked Sendable {
-    // All stored properties are read and written only while `mutex` is locked (`published`,
+    // All stored properties are read and written only while `mutex` is locked (`committed`,
     // an atomic, is also read without it).
     private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
     /// Signalled when an announced writer queues its write or leaves (a gathering leader waits on it).
@@ -22,7 +22,10 @@ final class CommitQueue: @unchecked Sendable {
     private var pending: [PendingWrite] = []
     private var firstPendingTicket: UInt64 = 1
     private var nextTicket: UInt64 = 1
-    private var committedThrough: UInt64 = 0
+    /// The newest ticket whose write is committed (or failed); written under the mutex, read
+    /// without it too (`committedThroughTicket`).
+    private let committed = Atomic<UInt64>(0)
+    private var committedThrough: UInt64 { committed.load(ordering: .acquiring) }
     private var leaderActive = false
     private var leaderGathering = false
     private var errors: [UInt64: Error] = [:]
@@ -142,8 +145,7 @@ final class CommitQueue: @unchecked Sendable {
             for (offset, error) in results.enumerated() where error != nil {
                 errors[first + UInt64(offset)] = error
             }
-            committedThrough = first + UInt64(batch.count) - 1
-            published.store(committedThrough, ordering: .releasing)
+            committed.store(first + UInt64(batch.count) - 1, ordering: .releasing)
             leaderActive = false
             let woken = takeParkedToWake()
             pthread_mutex_unlock(mutex)
@@ -152,11 +154,8 @@ final class CommitQueue: @unchecked Sendable {
         }
     }
 
-    /// `committedThrough`, readable without the mutex.
-    private let published = Atomic<UInt64>(0)
-
     /// The newest ticket whose write is committed (or failed), read without the queue's mutex.
-    var committedThroughTicket: UInt64 { published.load(ordering: .acquiring) }
+    var committedThroughTicket: UInt64 { committedThrough }
 
     /// Waiters parked until a commit.
     private var parked: [Parker] = []

@@ -189,8 +189,8 @@ final class StoreDatabase: Sendable {
             // Read together under the lock that orders this object's own bumps, so a difference
             // in the shared counter that equals the difference in own bumps is only ours.
             let (shared, own, newestOwn) = ownSequences.withLock { (changeCounter.value, $0.bumps, $0.newestCommitted) }
+            // (It has moved: the counter only grows.)
             if watch.valid && now &- watch.checkedAt < Self.changeLogRecheckInterval {
-                if shared == watch.shared { return nil }
                 if shared &- watch.shared == own &- watch.ownBumps {
                     watch.shared = shared
                     watch.ownBumps = own
