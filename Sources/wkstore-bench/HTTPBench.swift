@@ -56,30 +56,12 @@ enum HTTPBench {
         var table = Table("http: requests per second through WebsiteDataHTTP to a loopback server (higher is better)")
         let big = try context.persistentBigStore()
         let emptyScratch = ScratchDirectory("http-empty")
-        let urls = context.dataset(config.big).lookups.prefix(requests).map { url -> URL in
-            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-            components.scheme = "http"
-            return components.url!
-        }
+        let urls = httpURLs(context.dataset(config.big).lookups.prefix(requests))
 
         // The server is a forward proxy: the client sends every URL's host to it.
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", server]
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        defer { try? stdin.fileHandleForWriting.close(); process.waitUntilExit() }
-        var portText = Data()
-        while !portText.contains(10) {
-            let chunk = stdout.fileHandleForReading.availableData
-            if chunk.isEmpty { throw BenchError("the loopback server did not start") }
-            portText.append(chunk)
-        }
-        guard let port = Int(String(decoding: portText, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
-            throw BenchError("the loopback server did not say its port")
-        }
+        let server = try LoopbackServer()
+        defer { server.stop() }
+        let port = server.port
         let configuration = HTTPClientConfiguration(timeout: 30, proxy: "http://127.0.0.1:\(port)", usesCache: false)
         let full = try WebsiteDataStore(directory: big)
         let empty = try WebsiteDataStore(directory: emptyScratch.url.appendingPathComponent("store"))
@@ -162,6 +144,51 @@ enum HTTPBench {
         }
         done.wait()
         if let message = failure.message.withLock({ $0 }) { throw BenchError("http: \(message)") }
+    }
+
+    /// The http URLs of the lookup set, as `HTTPClient` is asked for them in this section.
+    static func httpURLs(_ lookups: some Sequence<URL>) -> [URL] {
+        lookups.map { url -> URL in
+            var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
+            components.scheme = "http"
+            return components.url!
+        }
+    }
+
+    /// The Python server (`server`), running until `stop()`.
+    final class LoopbackServer {
+        let process = Process()
+        let stdin = Pipe()
+        /// The port it listens on, on 127.0.0.1.
+        let port: Int
+
+        init() throws {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["python3", "-c", HTTPBench.server]
+            let stdout = Pipe()
+            process.standardInput = stdin
+            process.standardOutput = stdout
+            try process.run()
+            var portText = Data()
+            while !portText.contains(10) {
+                let chunk = stdout.fileHandleForReading.availableData
+                if chunk.isEmpty { Self.end(process, stdin); throw BenchError("the loopback server did not start") }
+                portText.append(chunk)
+            }
+            guard let port = Int(String(decoding: portText, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+                Self.end(process, stdin)
+                throw BenchError("the loopback server did not say its port")
+            }
+            self.port = port
+        }
+
+        /// Ends the server (it exits when its standard input closes) and waits for it.
+        func stop() { Self.end(process, stdin) }
+
+        private static func end(_ process: Process, _ stdin: Pipe) {
+            try? stdin.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
     }
 
     static func cookiesSent(_ store: WebsiteDataStore, _ urls: [URL]) throws -> Int {

@@ -1,15 +1,28 @@
 import Foundation
 import WebsiteData
+import WebsiteDataHTTP
 
 /// A hidden subcommand for profilers: `wkstore-bench __profile lookup|lookup-http|lookup-memory|ingest|ingest1
 /// [SECONDS]` builds the big data set and then repeats only the lookups (or only the ingest) for
 /// about SECONDS (default 10), so that `perf record` or `valgrind --tool=callgrind` sees little
 /// else. `lookup-http` asks as `HTTPClient` and the http section do: http URLs, each a navigation
-/// whose top-level site is itself.
+/// whose top-level site is itself. `http` and `http-empty` send the http section's requests
+/// through `HTTPClient` to its loopback server, with the 100,000-cookie store or an empty one.
+/// `cold` times the parts of 1,500 lookups one by one, each after 48 MB have been read (every
+/// line of the store cold, as after a request): the URL's host, its display name, the header,
+/// and the header again (warm).
 enum ProfileLoop {
+    @inline(never)
+    static func steadyLookups(_ urls: [URL], _ engine: HTTPCookieStore) throws {
+        for url in urls {
+            let context = CookieRequestContext(topLevelSite: url, method: "GET", isNavigation: true)
+            keep(try engine.cookieHeader(for: url, context: context))
+        }
+    }
+
     static func run(_ arguments: [String]) throws {
-        guard let what = arguments.first, ["lookup", "lookup-http", "lookup-memory", "ingest", "ingest1", "ingest-memory"].contains(what) else {
-            throw BenchError("usage: __profile lookup|lookup-http|lookup-memory|ingest|ingest1|ingest-memory [SECONDS] [--quick]")
+        guard let what = arguments.first, ["lookup", "lookup-http", "lookup-memory", "ingest", "ingest1", "ingest-memory", "http", "http-empty", "cold"].contains(what) else {
+            throw BenchError("usage: __profile lookup|lookup-http|lookup-memory|ingest|ingest1|ingest-memory|http|http-empty|cold [SECONDS] [--quick]")
         }
         let seconds = arguments.dropFirst().first.flatMap { Double($0) } ?? 10
         var config = Config()
@@ -17,6 +30,56 @@ enum ProfileLoop {
         let data = Dataset(config.big)
         var rounds = 0
         switch what {
+        case "cold":
+            let scratch = ScratchDirectory("profile")
+            let store = try Loader.makeStore(directory: scratch.url.appendingPathComponent("store"))
+            try Loader.ingest(data.responses, into: store, threads: config.threads).check(expected: config.big.cookies)
+            let engine = store.httpCookieStore
+            let urls = HTTPBench.httpURLs(data.lookups.prefix(1_500))
+            let thrash = UnsafeMutableRawBufferPointer.allocate(byteCount: 48 << 20, alignment: 64)
+            thrash.initializeMemory(as: UInt8.self, repeating: 1)
+            var sink: UInt64 = 0
+            var parts = [[Double]](repeating: [], count: 4)
+            for url in urls {
+                for i in stride(from: 0, to: thrash.count, by: 64) { sink &+= UInt64(thrash[i]) }
+                let context = CookieRequestContext(topLevelSite: url, method: "GET", isNavigation: true)
+                let t0 = now()
+                let host = Site.canonicalHost(of: url)!
+                let t1 = now()
+                keep(Site.displayName(forHost: host))
+                let t2 = now()
+                keep(try engine.cookieHeader(for: url, context: context))
+                let t3 = now()
+                keep(try engine.cookieHeader(for: url, context: context))
+                let t4 = now()
+                parts[0].append(Double(t1 - t0)); parts[1].append(Double(t2 - t1)); parts[2].append(Double(t3 - t2)); parts[3].append(Double(t4 - t3))
+            }
+            keep(sink)
+            for (name, values) in zip(["host", "display name", "header (host, site warm)", "header again (warm)"], parts) {
+                print("\(name): median \(Int(median(values))) ns, mean \(Int(values.reduce(0, +) / Double(values.count))) ns")
+            }
+        case "http", "http-empty":
+            let scratch = ScratchDirectory("profile")
+            let directory = scratch.url.appendingPathComponent("store")
+            if what == "http" {
+                let store = try Loader.makeStore(directory: directory)
+                try Loader.ingest(data.responses, into: store, threads: config.threads).check(expected: config.big.cookies)
+            }
+            let store = try WebsiteDataStore(directory: directory)
+            let server = try HTTPBench.LoopbackServer()
+            defer { server.stop() }
+            let client = try HTTPClient(store: store, configuration: HTTPClientConfiguration(
+                timeout: 30, proxy: "http://127.0.0.1:\(server.port)", usesCache: false))
+            let urls = HTTPBench.httpURLs(data.lookups.prefix(5_000))
+            FileHandle.standardError.write(Data("loaded; sending requests\n".utf8))
+            let deadline = now() + UInt64(seconds * 1e9)
+            while now() < deadline {
+                let start = now()
+                try HTTPBench.send(urls, with: client)
+                FileHandle.standardError.write(Data("pass \(rounds + 1): \(Format.rate(Double(urls.count) / (Double(now() - start) / 1e9)))\n".utf8))
+                rounds += 1
+            }
+            print("\(rounds) passes of \(urls.count) requests")
         case "lookup", "lookup-http", "lookup-memory":
             let scratch = ScratchDirectory("profile")
             let store = try Loader.makeStore(directory: what == "lookup-memory" ? nil : scratch.url.appendingPathComponent("store"))
@@ -31,9 +94,15 @@ enum ProfileLoop {
             }
             while now() < deadline {
                 if what == "lookup-http" {
-                    for url in http {
-                        let context = CookieRequestContext(topLevelSite: url, method: "GET", isNavigation: true)
-                        keep(try engine.cookieHeader(for: url, context: context))
+                    // After a first round (which finds hosts not seen yet), in a function of its
+                    // own: `valgrind --toggle-collect='*ProfileLoop*steadyLookups*'` counts only these.
+                    if rounds == 0 {
+                        for url in http {
+                            let context = CookieRequestContext(topLevelSite: url, method: "GET", isNavigation: true)
+                            keep(try engine.cookieHeader(for: url, context: context))
+                        }
+                    } else {
+                        try steadyLookups(http, engine)
                     }
                 } else {
                     for url in data.lookups { keep(try engine.cookieHeader(for: url)) }
