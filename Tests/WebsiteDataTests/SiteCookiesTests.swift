@@ -80,7 +80,7 @@ import Testing
                 // SameSite is not in play: the reference has no context; every request is same-site.
                 let expected = Self.reference(model, request, api: api, now: created)
                 var touched: [Cookie] = []
-                let (header, cookies, indices) = site.withMatches(request, context: .topLevelNavigation, api: api, now: created,
+                let (header, cookies, indices) = site.withMatches(request, url: url, context: .topLevelNavigation, api: api, now: created,
                                                                   touched: &touched) { ($0.header, $0.cookies, Array($0.indices)) }
                 #expect(header == Self.header(expected), "step \(step): \(url)")
                 #expect(cookies.map(\.key) == expected.map(\.key))
@@ -122,9 +122,10 @@ import Testing
             #expect(site.index(ofKey: other) == nil)
         }
         for p in [0, 1, count / 4, count / 2 - 1] {
-            let request = try #require(CanonicalCookie.RequestFacts(url: URL(string: "https://example.com/p\(p)")!))
+            let url = try #require(URL(string: "https://example.com/p\(p)"))
+            let request = try #require(CanonicalCookie.RequestFacts(url: url))
             var touched: [Cookie] = []
-            let header = site.withMatches(request, context: .topLevelNavigation, api: .http, now: now.addingTimeInterval(Double(count)),
+            let header = site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: now.addingTimeInterval(Double(count)),
                                           touched: &touched) { $0.header }
             #expect(header == Self.header(Self.reference(model, request, api: .http, now: now.addingTimeInterval(Double(count)))))
             #expect(header == "n\(p)=v\(p); n\(p + count / 2)=v\(p + count / 2)")
@@ -137,8 +138,9 @@ import Testing
         let now = Date()
         site.append(Cookie(name: "domain", value: "1", domain: "0.0.1", isHostOnly: false, created: now))
         site.append(Cookie(name: "host", value: "2", domain: "10.0.0.1", isHostOnly: true, created: now.addingTimeInterval(1)))
-        let request = try #require(CanonicalCookie.RequestFacts(url: URL(string: "http://10.0.0.1/")!))
+        let url = try #require(URL(string: "http://10.0.0.1/"))
+        let request = try #require(CanonicalCookie.RequestFacts(url: url))
         var touched: [Cookie] = []
-        #expect(site.withMatches(request, context: .topLevelNavigation, api: .http, now: now, touched: &touched) { $0.header } == "host=2")
+        #expect(site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: now, touched: &touched) { $0.header } == "host=2")
     }
 }

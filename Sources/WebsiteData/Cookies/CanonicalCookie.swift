@@ -12,15 +12,17 @@ enum CanonicalCookie {
     }
 
     /// The request URL facts canonicalisation needs, computed once per response.
+    ///
+    /// The URL itself is not kept: `URL` is a type whose layout only Foundation knows, and every
+    /// copy and destruction of a value holding one went through Foundation's value witnesses,
+    /// a tenth of a lookup's instructions. Callers pass the URL beside these facts.
     struct RequestFacts {
-        let url: URL
         let host: String
         let isSecureOrigin: Bool
         let path: String
 
         init?(url: URL) {
             guard let host = Site.canonicalHost(of: url) else { return nil }
-            self.url = url
             self.host = host
             self.isSecureOrigin = Site.isSecureOrigin(url, host: host)
             // An empty path (`http://example.com?q`) is "/" for matching (RFC 9110 4.2.3).
@@ -29,7 +31,7 @@ enum CanonicalCookie {
         }
     }
 
-    static func make(_ parsed: ParsedCookie, request: RequestFacts, context: CookieRequestContext,
+    static func make(_ parsed: ParsedCookie, request: RequestFacts, url: URL, context: CookieRequestContext,
                      api: CookieAPI, now: Date) -> Result<Outcome, CookieRejection> {
         let name = parsed.name
         func refuse(_ reason: CookieRejection.Reason) -> Result<Outcome, CookieRejection> {
@@ -78,7 +80,7 @@ enum CanonicalCookie {
 
         // Step 15–17: SameSite.
         if parsed.sameSite == .none && !parsed.secure { return refuse(.sameSite) }
-        if parsed.sameSite != .none && !context.isSameSite(request.url) && !(api == .http && context.isNavigation) {
+        if parsed.sameSite != .none && !context.isSameSite(url) && !(api == .http && context.isNavigation) {
             // A SameSite (or default) cookie from a cross-site context is refused unless the response
             // is to a top-level navigation (5.7 step 16).
             return refuse(.sameSite)
@@ -100,7 +102,7 @@ enum CanonicalCookie {
         var partitionKey = ""
         if parsed.partitioned {
             guard parsed.secure else { return refuse(.partitioned) }
-            partitionKey = (context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(request.url))?.description ?? ""
+            partitionKey = (context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?.description ?? ""
         }
 
         let cookie = Cookie(name: name, value: parsed.value, domain: domain, path: path, isHostOnly: hostOnly,

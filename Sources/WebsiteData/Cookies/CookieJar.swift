@@ -31,7 +31,7 @@ public enum CookieChangeCause: String, Sendable, Hashable {
 /// The in-memory cookie index: cookies by site (display name), with the limits and eviction of
 /// RFC 6265bis 5.7 and Chromium's cookie monster. Not thread-safe; its owner locks it.
 struct CookieJar {
-    private(set) var sites: [String: SiteCookies] = [:]
+    private(set) var sites: [SiteKey: SiteCookies] = [:]
     private(set) var count = 0
     var limits: CookieLimits
     /// The newest creation time handed out, so that cookies created in the same instant still
@@ -54,7 +54,7 @@ struct CookieJar {
     mutating func insert(_ new: Cookie, deletes: Bool, fromSecureOrigin: Bool, api: CookieAPI, now: Date,
                          evict: Bool = true) -> Result<Insertion, CookieRejection> {
         var cookie = new
-        let site = cookie.site
+        let site = SiteKey(cookie.site)
         // Taken out of the dictionary so that changing it does not copy it (put back below).
         var bucket = sites.removeValue(forKey: site) ?? SiteCookies()
 
@@ -118,7 +118,7 @@ struct CookieJar {
     mutating func removeSites(_ names: some Sequence<String>) -> [Cookie] {
         var removed: [Cookie] = []
         for name in names {
-            if let bucket = sites.removeValue(forKey: name) { removed += bucket.cookies }
+            if let bucket = sites.removeValue(forKey: SiteKey(name)) { removed += bucket.cookies }
         }
         count -= removed.count
         return removed
@@ -136,8 +136,8 @@ struct CookieJar {
     @discardableResult
     mutating func apply(_ changes: [LoggedCookie]) -> Set<String> {
         // A site's changes are applied in order; sites do not depend on one another.
-        var bySite: [String: [LoggedCookie]] = [:]
-        for change in changes { bySite[change.cookie.site, default: []].append(change) }
+        var bySite: [SiteKey: [LoggedCookie]] = [:]
+        for change in changes { bySite[SiteKey(change.cookie.site), default: []].append(change) }
         for (site, siteChanges) in bySite {
             var bucket = sites.removeValue(forKey: site) ?? SiteCookies()
             if siteChanges.count * bucket.count <= Self.scanLimit {
@@ -151,7 +151,7 @@ struct CookieJar {
             }
             if !bucket.isEmpty { sites[site] = bucket }
         }
-        return Set(bySite.keys)
+        return Set(bySite.keys.map(\.name))
     }
 
     private static func apply(_ logged: LoggedCookie, to bucket: inout SiteCookies, count: inout Int) {
@@ -225,7 +225,7 @@ struct CookieJar {
     }
 
     /// Replaces every cookie with cookies already grouped by site (`count` in all).
-    mutating func replaceAll(bySite sites: [String: SiteCookies], count: Int) {
+    mutating func replaceAll(bySite sites: [SiteKey: SiteCookies], count: Int) {
         self.sites = sites
         self.count = count
     }
@@ -275,9 +275,9 @@ struct CookieJar {
         let target = max(0, limits.maxTotal - limits.maxTotal / 10)
         // Ordered by what eviction reads (Secure, last access), from the sites' facts: no cookie
         // is copied to be ordered.
-        let keptSite = kept?.site
+        let keptSite = kept.map { SiteKey($0.site) }
         let keptIndex = keptSite.flatMap { sites[$0] }.flatMap { bucket in kept.flatMap { bucket.index(ofKey: $0) } }
-        var all: [(rank: SiteCookies.EvictionRank, site: Dictionary<String, SiteCookies>.Index, index: Int)] = []
+        var all: [(rank: SiteCookies.EvictionRank, site: Dictionary<SiteKey, SiteCookies>.Index, index: Int)] = []
         all.reserveCapacity(count)
         for position in sites.indices {
             let (site, bucket) = sites[position]
@@ -287,10 +287,10 @@ struct CookieJar {
             }
         }
         all.sort { $0.rank.evictsBefore($1.rank) }
-        var victims: [Dictionary<String, SiteCookies>.Index: IndexSet] = [:]
+        var victims: [Dictionary<SiteKey, SiteCookies>.Index: IndexSet] = [:]
         for candidate in all.prefix(max(0, count - target)) { victims[candidate.site, default: IndexSet()].insert(candidate.index) }
         // Removed site by site in the dictionary's order, each site's in its order.
-        var emptied: [String] = []
+        var emptied: [SiteKey] = []
         for position in sites.indices {
             guard let indices = victims[position] else { continue }
             let removed = sites.values[position].remove(at: indices)
@@ -306,13 +306,13 @@ struct CookieJar {
     /// The cookies to send to `request` in `context` through `api`, in header order; marks them
     /// accessed. Calls `body` with them, read in place (a `Cookie` header needs only their
     /// names and values, not copies); `nil` for a site with no cookies.
-    mutating func withMatches<R>(_ request: CanonicalCookie.RequestFacts, site: String, context: CookieRequestContext,
+    mutating func withMatches<R>(_ request: CanonicalCookie.RequestFacts, url: URL, site: SiteKey, context: CookieRequestContext,
                                  api: CookieAPI, now: Date, touched: inout [Cookie],
                                  _ body: (SiteCookies.Matches) -> R) -> R? {
         // Through the index: `sites[site]?.withMatches` moved the site's value out and back,
         // copying it.
         guard let index = sites.index(forKey: site) else { return nil }
-        return sites.values[index].withMatches(request, context: context, api: api, now: now, touched: &touched, body)
+        return sites.values[index].withMatches(request, url: url, context: context, api: api, now: now, touched: &touched, body)
     }
 
     /// Every cookie, in no particular order.
@@ -321,7 +321,7 @@ struct CookieJar {
 
 extension CookieJar {
     /// Removes the expired cookies of one site; returns them.
-    mutating func purgeExpired(site: String, now: Date) -> [Cookie] {
+    mutating func purgeExpired(site: SiteKey, now: Date) -> [Cookie] {
         guard let index = sites.index(forKey: site), sites.values[index].hasExpiredCookie(at: now) else { return [] }
         let removed = sites.values[index].removeExpired(at: now)
         if sites.values[index].isEmpty { sites.remove(at: index) }

@@ -70,7 +70,7 @@ enum CookiePersistence {
         // Sites whose logged changes were applied, should rows of theirs filed under another
         // site come later in the table.
         var applied: [String: [LoggedCookie]] = [:]
-        var sites: [String: SiteCookies] = [:]
+        var sites: [SiteKey: SiteCookies] = [:]
         var moved: [(stored: String, cookie: Cookie)] = []
         // Rows come in key order, a site's together.
         var run: (site: String, cookies: [Cookie]) = ("", [])
@@ -86,10 +86,10 @@ enum CookiePersistence {
                 cookies = CookieJar.applying(changes, to: cookies)
                 applied[run.site] = changes
             }
-            if let index = sites.index(forKey: run.site) {
+            if let index = sites.index(forKey: SiteKey(run.site)) {
                 for cookie in cookies { sites.values[index].append(cookie) }
             } else if !cookies.isEmpty {
-                sites[run.site] = SiteCookies(cookies)
+                sites[SiteKey(run.site)] = SiteCookies(cookies)
             }
             run.cookies.removeAll(keepingCapacity: true)
         }
@@ -107,7 +107,7 @@ enum CookiePersistence {
         // Sites the table does not hold yet.
         for (site, changes) in logged {
             let cookies = CookieJar.applying(changes, to: [])
-            if !cookies.isEmpty { sites[site] = SiteCookies(cookies) }
+            if !cookies.isEmpty { sites[SiteKey(site)] = SiteCookies(cookies) }
         }
         for (stored, cookie) in moved {
             try deleteRow(of: cookie, filedUnder: stored, db)

@@ -250,7 +250,10 @@ struct SiteCookies {
 
     /// The cookies a lookup found, in header order, read in place while the site is locked.
     struct Matches {
-        fileprivate let all: UnsafeBufferPointer<Cookie>
+        /// The site's cookies, reached only for what the facts and bytes do not hold (a copy,
+        /// a pair longer than `longestPairKept`): a header read from the bytes alone does not
+        /// touch the cookies' array, a cache miss on a large store.
+        fileprivate let all: UnsafePointer<[Cookie]>?
         fileprivate let facts: UnsafeBufferPointer<Facts>
         fileprivate let bytes: UnsafeBufferPointer<UInt8>
         /// Indices into the site's cookies.
@@ -259,7 +262,7 @@ struct SiteCookies {
         /// Copies of the cookies found.
         var cookies: [Cookie] {
             indices.map { i in
-                var cookie = all[i]
+                var cookie = all!.pointee[i]
                 cookie.lastAccess = Date(timeIntervalSinceReferenceDate: facts[i].lastAccess)
                 return cookie
             }
@@ -280,7 +283,7 @@ struct SiteCookies {
                     }
                     let fact = facts[i]
                     if fact.pair == Facts.notKept {
-                        at = Self.copy(all[i].pair, to: at)
+                        at = Self.copy(all!.pointee[i].pair, to: at)
                     } else {
                         at.update(from: bytes + Int(fact.pair), count: Int(fact.pairLength))
                         at += Int(fact.pairLength)
@@ -303,13 +306,13 @@ struct SiteCookies {
     /// accessed at `now` (and added to `touched` when its stored access time is due to be written).
     ///
     /// Calls `body` with the cookies to send (none when nothing matches).
-    mutating func withMatches<R>(_ request: CanonicalCookie.RequestFacts, context: CookieRequestContext, api: CookieAPI,
+    mutating func withMatches<R>(_ request: CanonicalCookie.RequestFacts, url: URL, context: CookieRequestContext, api: CookieAPI,
                                  now: Date, touched: inout [Cookie], _ body: (Matches) -> R) -> R {
         let nowSeconds = now.timeIntervalSinceReferenceDate
         let excluded = (request.isSecureOrigin ? 0 : Facts.secure) | (api == .nonHTTP ? Facts.httpOnly : 0)
         var host = request.host, path = request.path
         guard !facts.isEmpty else {
-            return body(Matches(all: UnsafeBufferPointer(start: nil, count: 0), facts: UnsafeBufferPointer(start: nil, count: 0),
+            return body(Matches(all: nil, facts: UnsafeBufferPointer(start: nil, count: 0),
                                 bytes: UnsafeBufferPointer(start: nil, count: 0), indices: UnsafeBufferPointer(start: nil, count: 0)))
         }
         return host.withUTF8 { host in
@@ -327,7 +330,7 @@ struct SiteCookies {
                                       tests.domain(fact), tests.path(fact) else { continue }
                                 let policy = fact.sameSite
                                 if policy != .none {
-                                    let same = sameSite ?? context.isSameSite(request.url)
+                                    let same = sameSite ?? context.isSameSite(url)
                                     sameSite = same
                                     if !same {
                                         if policy == .strict { continue }
@@ -335,7 +338,7 @@ struct SiteCookies {
                                     }
                                 }
                                 if fact.flags & Facts.partitioned != 0 {
-                                    let key = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(request.url))?.description ?? "")
+                                    let key = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?.description ?? "")
                                     topLevelKey = key
                                     if stored[i].partitionKey != key { continue }
                                 }
@@ -344,12 +347,27 @@ struct SiteCookies {
                             }
                             // Header order: longer paths first, then earlier creation (index order
                             // for equal times keeps the sort's result independent of its algorithm).
-                            var order = UnsafeMutableBufferPointer(rebasing: found[..<n])
-                            order.sort { a, b in
+                            func before(_ a: Int, _ b: Int) -> Bool {
                                 let fa = facts[a], fb = facts[b]
                                 if fa.pathLength != fb.pathLength { return fa.pathLength > fb.pathLength }
                                 if fa.created != fb.created { return fa.created < fb.created }
                                 return a < b
+                            }
+                            if n <= Self.insertionSortLimit {
+                                // A request sends few cookies: sorted in place, with no call
+                                // into the standard library's sort and its set-up.
+                                for j in stride(from: 1, to: n, by: 1) {
+                                    let moving = found[j]
+                                    var k = j
+                                    while k > 0 && before(moving, found[k - 1]) {
+                                        found[k] = found[k - 1]
+                                        k -= 1
+                                    }
+                                    found[k] = moving
+                                }
+                            } else {
+                                var order = UnsafeMutableBufferPointer(rebasing: found[..<n])
+                                order.sort(by: before)
                             }
                             return n
                         }
@@ -365,7 +383,7 @@ struct SiteCookies {
                         }
                         for i in due { touched.append(cookie(at: i)) }
                     }
-                    return stored.withUnsafeBufferPointer { all in
+                    return withUnsafePointer(to: &stored) { all in
                         facts.withUnsafeBufferPointer { facts in
                             bytes.withUnsafeBufferPointer { bytes in
                                 body(Matches(all: all, facts: facts, bytes: bytes, indices: matched))
@@ -504,6 +522,10 @@ struct SiteCookies {
             }
         }
     }
+
+    /// Matches up to this many are put in header order by insertion; more by the standard sort
+    /// (insertion is quadratic: a site sending thousands of cookies made lookups crawl).
+    static let insertionSortLimit = 32
 
     /// How many of the newest cookies `find` looks through.
     static let internWindow = 64

@@ -168,12 +168,16 @@ public enum Site {
         // On bytes: `hasSuffix` and `hasPrefix` compare Unicode text, several times slower, and
         // this runs on every plain-http request.
         return host.withUTF8 { bytes -> Bool in
-            let name = "localhost".utf8
-            if bytes.count == name.count && bytes.elementsEqual(name) { return true }
-            if bytes.count > name.count && bytes[bytes.count - name.count - 1] == UInt8(ascii: ".")
-                && bytes[(bytes.count - name.count)...].elementsEqual(name) { return true }
-            if bytes.elementsEqual("::1".utf8) { return true }
-            return bytes.starts(with: "127.".utf8) && isIPAddress(bytes)
+            // Compared with `memcmp`: `elementsEqual` and `starts(with:)` step through both
+            // sequences generically.
+            guard let base = bytes.baseAddress else { return false }
+            let name: StaticString = "localhost"
+            let count = name.utf8CodeUnitCount
+            if bytes.count >= count && memcmp(base + (bytes.count - count), name.utf8Start, count) == 0
+                && (bytes.count == count || bytes[bytes.count - count - 1] == UInt8(ascii: ".")) { return true }
+            let ipv6: StaticString = "::1", ipv4: StaticString = "127."
+            if bytes.count == 3 && memcmp(base, ipv6.utf8Start, 3) == 0 { return true }
+            return bytes.count > 4 && memcmp(base, ipv4.utf8Start, 4) == 0 && isIPAddress(bytes)
         }
     }
 
