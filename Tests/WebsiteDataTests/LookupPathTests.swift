@@ -76,4 +76,48 @@ import Testing
             #expect(!Site.isLoopback(host), "\(host)")
         }
     }
+
+    /// The host, path and secure-origin test read from a URL's string agree with `URL`'s own
+    /// accessors for every URL built from these parts that `URL(string:)` accepts, and the
+    /// common shapes take the quick way.
+    @Test func urlPartsReadFromTheStringAgreeWithFoundation() throws {
+        let schemes = ["http", "https", "HTTP", "HtTpS", "wss", "ws", "ftp", "h", ""]
+        let separators = ["://", ":", ":/", ":///", "//"]
+        let users = ["", "u@", "u:p@", "a@b@", "@", "u%40x@", ":@"]
+        let hosts = ["example.com", "EXAMPLE.com", "www.Example.CO.uk", "[::1]", "[2001:DB8::1]", "[::1", "::1", "127.0.0.1",
+                     "localhost", "a.localhost", "xn--bcher-kva.de", "bücher.de", "ex%41mple.com", "", "a b.com",
+                     "example.com.", "-x-.com", "1.2.3", "[v1.x]", "exa_mple.com"]
+        let ports = ["", ":80", ":", ":8080", ":x"]
+        let paths = ["", "/", "/a/b", "/a%20b", "/ä", "/a/../b", "//x", "/a:b@c", "/%", "/a b", "/?", "/a#b"]
+        let queries = ["", "?q", "?a/b", "?@x", "?#", "?x=%41"]
+        let fragments = ["", "#f", "#/x", "#?y"]
+        var random = SystemRandomNumberGenerator()
+        var compared = 0, quick = 0
+        for _ in 0..<20_000 {
+            let string = schemes.randomElement(using: &random)! + separators.randomElement(using: &random)!
+                + users.randomElement(using: &random)! + hosts.randomElement(using: &random)! + ports.randomElement(using: &random)!
+                + paths.randomElement(using: &random)! + queries.randomElement(using: &random)! + fragments.randomElement(using: &random)!
+            guard let url = URL(string: string) else { continue }
+            compared += 1
+            guard let parts = Site.requestParts(of: url) else { continue }
+            quick += 1
+            let host = Site.foundationCanonicalHost(of: url)
+            #expect(parts.host == host, "\(string)")
+            #expect(parts.path == url.path(percentEncoded: true), "\(string)")
+            #expect(parts.isSecureOrigin == Site.isSecureOrigin(url, host: host), "\(string)")
+        }
+        print("URL parts: \(compared) URLs compared with Foundation's accessors, \(quick) read the quick way")
+        #expect(compared > 5_000 && quick > 1_000, "\(compared) compared, \(quick) the quick way")
+        for string in ["http://example.com/", "https://www.example.co.uk/a/b?q=1#f", "http://EXAMPLE.com", "http://[::1]:8080/x",
+                       "http://user:pw@example.com:81/p", "wss://example.com/socket", "http://127.0.0.1/"] {
+            let url = try #require(URL(string: string))
+            #expect(Site.requestParts(of: url) != nil, "\(string)")
+        }
+        // Relative URLs, and hosts with escapes or non-ASCII bytes, are left to `URL`.
+        let base = try #require(URL(string: "http://example.com/a/"))
+        #expect(Site.requestParts(of: try #require(URL(string: "b?c", relativeTo: base))) == nil)
+        #expect(Site.canonicalHost(of: try #require(URL(string: "b?c", relativeTo: base))) == "example.com")
+        #expect(Site.requestParts(of: try #require(URL(string: "http://ex%41mple.com/"))) == nil)
+        #expect(Site.canonicalHost(of: try #require(URL(string: "http://ex%41mple.com/"))) == "example.com")
+    }
 }

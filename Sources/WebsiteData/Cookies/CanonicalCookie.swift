@@ -22,7 +22,13 @@ enum CanonicalCookie {
         let path: String
 
         init?(url: URL) {
-            guard let host = Site.canonicalHost(of: url) else { return nil }
+            if let parts = Site.requestParts(of: url) {
+                host = parts.host
+                isSecureOrigin = parts.isSecureOrigin
+                path = parts.path.isEmpty ? "/" : parts.path
+                return
+            }
+            guard let host = Site.foundationCanonicalHost(of: url) else { return nil }
             self.host = host
             self.isSecureOrigin = Site.isSecureOrigin(url, host: host)
             // An empty path (`http://example.com?q`) is "/" for matching (RFC 9110 4.2.3).

@@ -68,6 +68,12 @@ public enum Site {
     /// The host of a URL as cookies and sites use it: lower case, IDN in ASCII form as the URL
     /// holds it, IPv6 without brackets, one trailing dot kept (a trailing-dot host is another host).
     public static func canonicalHost(of url: URL) -> String? {
+        if let parts = requestParts(of: url) { return parts.host }
+        return foundationCanonicalHost(of: url)
+    }
+
+    /// `canonicalHost(of:)` through `URL`'s own accessors.
+    static func foundationCanonicalHost(of url: URL) -> String? {
         // The host as the URL holds it, decoded only when it has escapes (decoding costs more
         // than the rest of a cookie lookup).
         guard var host = url.host(percentEncoded: true), !host.isEmpty else { return nil }
@@ -80,6 +86,74 @@ public enum Site {
         if facts.bracketed { host = String(host.dropFirst().dropLast()) }
         // Most hosts are lower case already: no new string then.
         return facts.needsLowering ? host.lowercased() : host
+    }
+
+    /// The canonical host (as `canonicalHost(of:)` gives it), the path (as
+    /// `path(percentEncoded: true)` gives it) and whether the origin is secure, read in one
+    /// pass over the bytes of the URL's string. `nil` unless the URL has no base and its string
+    /// is `scheme://authority…` with a host of ASCII bytes and no escapes; callers then ask `URL`.
+    ///
+    /// Asking `URL` for its host, scheme and path made a new string from each, a fifth of a
+    /// cookie lookup's instructions. The URL's string is the one its parser checked (and
+    /// escaped where needed), so its parts are where RFC 3986 puts them: the scheme up to the
+    /// first `:`; after `//`, the authority up to the first `/`, `?` or `#`; in it, the host
+    /// after the last `@` and before the port's `:` (or up to the `]` of an IP literal); the
+    /// path up to the first `?` or `#`.
+    static func requestParts(of url: URL) -> (host: String, path: String, isSecureOrigin: Bool)? {
+        guard url.baseURL == nil else { return nil }
+        var string = url.relativeString
+        return string.withUTF8 { bytes -> (host: String, path: String, isSecureOrigin: Bool)? in
+            let slash = UInt8(ascii: "/"), question = UInt8(ascii: "?"), hash = UInt8(ascii: "#")
+            let n = bytes.count
+            var i = 0
+            while i < n && bytes[i] != UInt8(ascii: ":") {
+                if bytes[i] == slash || bytes[i] == question || bytes[i] == hash { return nil }
+                i += 1
+            }
+            guard i > 0, i + 2 < n, bytes[i + 1] == slash, bytes[i + 2] == slash else { return nil }
+            let scheme = UnsafeBufferPointer(rebasing: bytes[..<i])
+            let authorityStart = i + 3
+            var authorityEnd = authorityStart
+            var hostStart = authorityStart
+            while authorityEnd < n && bytes[authorityEnd] != slash && bytes[authorityEnd] != question && bytes[authorityEnd] != hash {
+                if bytes[authorityEnd] == UInt8(ascii: "@") { hostStart = authorityEnd + 1 }
+                authorityEnd += 1
+            }
+            guard hostStart < authorityEnd else { return nil }
+            var hostEnd = hostStart
+            var needsLowering = false
+            let bracketed = bytes[hostStart] == UInt8(ascii: "[")
+            while hostEnd < authorityEnd {
+                let byte = bytes[hostEnd]
+                if byte == UInt8(ascii: "%") || byte >= 0x80 { return nil }
+                if bracketed {
+                    if byte == UInt8(ascii: "]") { hostEnd += 1; break }
+                } else if byte == UInt8(ascii: ":") {
+                    break
+                }
+                if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") { needsLowering = true }
+                hostEnd += 1
+            }
+            if bracketed {
+                // An IP literal ends with its `]`, and only a port may follow it.
+                guard hostEnd - hostStart > 2, bytes[hostEnd - 1] == UInt8(ascii: "]"),
+                      hostEnd == authorityEnd || bytes[hostEnd] == UInt8(ascii: ":") else { return nil }
+            }
+            let hostBytes = bracketed ? UnsafeBufferPointer(rebasing: bytes[(hostStart + 1)..<(hostEnd - 1)])
+                                      : UnsafeBufferPointer(rebasing: bytes[hostStart..<hostEnd])
+            guard !hostBytes.isEmpty else { return nil }
+            var pathEnd = authorityEnd
+            while pathEnd < n && bytes[pathEnd] != question && bytes[pathEnd] != hash { pathEnd += 1 }
+            let host = String(unsafeUninitializedCapacity: hostBytes.count) { buffer in
+                for (k, byte) in hostBytes.enumerated() {
+                    buffer[k] = needsLowering && byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+                }
+                return hostBytes.count
+            }
+            let path = String(decoding: UnsafeBufferPointer(rebasing: bytes[authorityEnd..<pathEnd]), as: UTF8.self)
+            let secure = equalsIgnoringASCIICase(scheme, "https") || equalsIgnoringASCIICase(scheme, "wss") || isLoopback(host)
+            return (host, path, secure)
+        }
     }
 
     /// What one pass over a host's bytes says: it has escapes, it is an IPv6 literal in
