@@ -35,6 +35,43 @@ enum CanonicalCookie {
             let path = url.path(percentEncoded: true)
             self.path = path.isEmpty ? "/" : path
         }
+
+        /// Calls `body` with these facts' bytes.
+        func withBytes<R>(_ body: (RequestBytes) throws -> R) rethrows -> R {
+            var host = host, path = path
+            return try host.withUTF8 { host in
+                try path.withUTF8 { path in try body(RequestBytes(host: host, path: path, isSecureOrigin: isSecureOrigin)) }
+            }
+        }
+    }
+
+    /// What a lookup reads of a request: its canonical host and its path (`/` for an empty one)
+    /// as bytes, and whether its origin is secure. Valid only inside the call that hands it out.
+    struct RequestBytes {
+        let host: UnsafeBufferPointer<UInt8>
+        let path: UnsafeBufferPointer<UInt8>
+        let isSecureOrigin: Bool
+
+        /// Calls `body` with the bytes of `url`'s request, read in place from the URL's string
+        /// where `Site.withRequestBytes` can (no string is made for the host or the path), else
+        /// from `RequestFacts`. `nil` when the URL has no host. Always inlined (see
+        /// `Site.withRequestBytes`).
+        @inline(__always)
+        static func with<R>(_ url: URL, _ body: (RequestBytes) throws -> R) rethrows -> R? {
+            let quick = try Site.withRequestBytes(of: url) { host, path, secure in
+                try path.isEmpty ? withRoot { try body(RequestBytes(host: host, path: $0, isSecureOrigin: secure)) }
+                    : body(RequestBytes(host: host, path: path, isSecureOrigin: secure))
+            }
+            if let quick { return quick }
+            guard let facts = RequestFacts(url: url) else { return nil }
+            return try facts.withBytes(body)
+        }
+
+        /// Calls `body` with the bytes of `/`.
+        private static func withRoot<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+            let root: StaticString = "/"
+            return try body(UnsafeBufferPointer(start: root.utf8Start, count: 1))
+        }
     }
 
     static func make(_ parsed: ParsedCookie, request: RequestFacts, url: URL, context: CookieRequestContext,

@@ -306,7 +306,7 @@ struct CookieJar {
     /// The cookies to send to `request` in `context` through `api`, in header order; marks them
     /// accessed. Calls `body` with them, read in place (a `Cookie` header needs only their
     /// names and values, not copies); `nil` for a site with no cookies.
-    mutating func withMatches<R>(_ request: CanonicalCookie.RequestFacts, url: URL, site: SiteKey, context: CookieRequestContext,
+    mutating func withMatches<R>(_ request: CanonicalCookie.RequestBytes, url: URL, site: SiteKey, context: CookieRequestContext,
                                  api: CookieAPI, now: Date, touched: inout [Cookie],
                                  _ body: (SiteCookies.Matches) -> R) -> R? {
         // Through the index: `sites[site]?.withMatches` moved the site's value out and back,

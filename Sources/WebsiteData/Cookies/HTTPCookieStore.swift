@@ -132,20 +132,23 @@ public final class HTTPCookieStore: Sendable {
     /// no cookies or the policy sends none.
     private func withMatches<R: Sendable>(for url: URL, context: CookieRequestContext, api: CookieAPI,
                                 _ body: (SiteCookies.Matches) -> R) throws -> R? {
-        guard let request = CanonicalCookie.RequestFacts(url: url) else { return nil }
         let now = clock()
-        return try state.withLock { s in
-            try refresh(&s)
-            guard allows(s.policy, url: url, context: context) else { return nil }
-            var touched: [Cookie] = []
-            // The site's key straight from the store's own table of hosts: no other lock, and
-            // one cache line read where the shared display-name cache read four.
-            let result = s.hosts.withSite(forHost: request.host) { site in
-                s.jar.withMatches(request, url: url, site: site, context: context, api: api, now: now, touched: &touched, body)
+        // The host and path as bytes of the URL's own string where it can: no string is made.
+        let found = try CanonicalCookie.RequestBytes.with(url) { request in
+            try state.withLock { s -> R? in
+                try refresh(&s)
+                guard allows(s.policy, url: url, context: context) else { return nil }
+                var touched: [Cookie] = []
+                // The site's key straight from the store's own table of hosts: no other lock, and
+                // one cache line read where the shared display-name cache read four.
+                let result = s.hosts.withSite(forHost: request.host) { site in
+                    s.jar.withMatches(request, url: url, site: site, context: context, api: api, now: now, touched: &touched, body)
+                }
+                if !touched.isEmpty { s.touched += touched }
+                return result
             }
-            if !touched.isEmpty { s.touched += touched }
-            return result
         }
+        return found ?? nil
     }
 
     /// Request header fields carrying the cookies for `url` (`["Cookie": …]`, or empty).

@@ -308,87 +308,89 @@ struct SiteCookies {
     /// Calls `body` with the cookies to send (none when nothing matches).
     mutating func withMatches<R>(_ request: CanonicalCookie.RequestFacts, url: URL, context: CookieRequestContext, api: CookieAPI,
                                  now: Date, touched: inout [Cookie], _ body: (Matches) -> R) -> R {
+        request.withBytes { withMatches($0, url: url, context: context, api: api, now: now, touched: &touched, body) }
+    }
+
+    /// `withMatches` for a request's bytes (see `CanonicalCookie.RequestBytes`).
+    mutating func withMatches<R>(_ request: CanonicalCookie.RequestBytes, url: URL, context: CookieRequestContext, api: CookieAPI,
+                                 now: Date, touched: inout [Cookie], _ body: (Matches) -> R) -> R {
         let nowSeconds = now.timeIntervalSinceReferenceDate
         let excluded = (request.isSecureOrigin ? 0 : Facts.secure) | (api == .nonHTTP ? Facts.httpOnly : 0)
-        var host = request.host, path = request.path
+        let host = request.host, path = request.path
         guard !facts.isEmpty else {
             return body(Matches(all: nil, facts: UnsafeBufferPointer(start: nil, count: 0),
                                 bytes: UnsafeBufferPointer(start: nil, count: 0), indices: UnsafeBufferPointer(start: nil, count: 0)))
         }
-        return host.withUTF8 { host in
-            path.withUTF8 { path in
-                withUnsafeTemporaryAllocation(of: Int.self, capacity: facts.count) { found in
-                    let n = bytes.withUnsafeBufferPointer { bytes in
-                        facts.withUnsafeBufferPointer { facts in
-                            var tests = Tests(host: host, path: path, bytes: bytes.baseAddress!)
-                            var n = 0
-                            var sameSite: Bool?
-                            var topLevelKey: String?
-                            for i in facts.indices {
-                                let fact = facts[i]
-                                guard fact.flags & excluded == 0, fact.expires > nowSeconds,
-                                      tests.domain(fact), tests.path(fact) else { continue }
-                                let policy = fact.sameSite
-                                if policy != .none {
-                                    let same = sameSite ?? context.isSameSite(url)
-                                    sameSite = same
-                                    if !same {
-                                        if policy == .strict { continue }
-                                        if !(context.isNavigation && context.isSafeMethod && api == .http) { continue }
-                                    }
-                                }
-                                if fact.flags & Facts.partitioned != 0 {
-                                    let key = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?.description ?? "")
-                                    topLevelKey = key
-                                    if stored[i].partitionKey != key { continue }
-                                }
-                                found[n] = i
-                                n += 1
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: facts.count) { found in
+            let n = bytes.withUnsafeBufferPointer { bytes in
+                facts.withUnsafeBufferPointer { facts in
+                    var tests = Tests(host: host, path: path, bytes: bytes.baseAddress!)
+                    var n = 0
+                    var sameSite: Bool?
+                    var topLevelKey: String?
+                    for i in facts.indices {
+                        let fact = facts[i]
+                        guard fact.flags & excluded == 0, fact.expires > nowSeconds,
+                              tests.domain(fact), tests.path(fact) else { continue }
+                        let policy = fact.sameSite
+                        if policy != .none {
+                            let same = sameSite ?? context.isSameSite(url)
+                            sameSite = same
+                            if !same {
+                                if policy == .strict { continue }
+                                if !(context.isNavigation && context.isSafeMethod && api == .http) { continue }
                             }
-                            // Header order: longer paths first, then earlier creation (index order
-                            // for equal times keeps the sort's result independent of its algorithm).
-                            func before(_ a: Int, _ b: Int) -> Bool {
-                                let fa = facts[a], fb = facts[b]
-                                if fa.pathLength != fb.pathLength { return fa.pathLength > fb.pathLength }
-                                if fa.created != fb.created { return fa.created < fb.created }
-                                return a < b
-                            }
-                            if n <= Self.insertionSortLimit {
-                                // A request sends few cookies: sorted in place, with no call
-                                // into the standard library's sort and its set-up.
-                                for j in stride(from: 1, to: n, by: 1) {
-                                    let moving = found[j]
-                                    var k = j
-                                    while k > 0 && before(moving, found[k - 1]) {
-                                        found[k] = found[k - 1]
-                                        k -= 1
-                                    }
-                                    found[k] = moving
-                                }
-                            } else {
-                                var order = UnsafeMutableBufferPointer(rebasing: found[..<n])
-                                order.sort(by: before)
-                            }
-                            return n
                         }
+                        if fact.flags & Facts.partitioned != 0 {
+                            let key = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?.description ?? "")
+                            topLevelKey = key
+                            if stored[i].partitionKey != key { continue }
+                        }
+                        found[n] = i
+                        n += 1
                     }
-                    let matched = UnsafeBufferPointer(rebasing: found[..<n])
-                    if n > 0 {
-                        var due: [Int] = []
-                        facts.withUnsafeMutableBufferPointer { facts in
-                            for i in matched {
-                                if nowSeconds - facts[i].lastAccess >= CookieRules.lastAccessPersistInterval { due.append(i) }
-                                facts[i].lastAccess = nowSeconds
-                            }
-                        }
-                        for i in due { touched.append(cookie(at: i)) }
+                    // Header order: longer paths first, then earlier creation (index order
+                    // for equal times keeps the sort's result independent of its algorithm).
+                    func before(_ a: Int, _ b: Int) -> Bool {
+                        let fa = facts[a], fb = facts[b]
+                        if fa.pathLength != fb.pathLength { return fa.pathLength > fb.pathLength }
+                        if fa.created != fb.created { return fa.created < fb.created }
+                        return a < b
                     }
-                    return withUnsafePointer(to: &stored) { all in
-                        facts.withUnsafeBufferPointer { facts in
-                            bytes.withUnsafeBufferPointer { bytes in
-                                body(Matches(all: all, facts: facts, bytes: bytes, indices: matched))
+                    if n <= Self.insertionSortLimit {
+                        // A request sends few cookies: sorted in place, with no call
+                        // into the standard library's sort and its set-up.
+                        for j in stride(from: 1, to: n, by: 1) {
+                            let moving = found[j]
+                            var k = j
+                            while k > 0 && before(moving, found[k - 1]) {
+                                found[k] = found[k - 1]
+                                k -= 1
                             }
+                            found[k] = moving
                         }
+                    } else {
+                        var order = UnsafeMutableBufferPointer(rebasing: found[..<n])
+                        order.sort(by: before)
+                    }
+                    return n
+                }
+            }
+            let matched = UnsafeBufferPointer(rebasing: found[..<n])
+            if n > 0 {
+                var due: [Int] = []
+                facts.withUnsafeMutableBufferPointer { facts in
+                    for i in matched {
+                        if nowSeconds - facts[i].lastAccess >= CookieRules.lastAccessPersistInterval { due.append(i) }
+                        facts[i].lastAccess = nowSeconds
+                    }
+                }
+                for i in due { touched.append(cookie(at: i)) }
+            }
+            return withUnsafePointer(to: &stored) { all in
+                facts.withUnsafeBufferPointer { facts in
+                    bytes.withUnsafeBufferPointer { bytes in
+                        body(Matches(all: all, facts: facts, bytes: bytes, indices: matched))
                     }
                 }
             }

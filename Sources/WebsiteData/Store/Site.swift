@@ -100,9 +100,24 @@ public enum Site {
     /// after the last `@` and before the port's `:` (or up to the `]` of an IP literal); the
     /// path up to the first `?` or `#`.
     static func requestParts(of url: URL) -> (host: String, path: String, isSecureOrigin: Bool)? {
+        withRequestBytes(of: url) { host, path, secure in
+            (String(decoding: host, as: UTF8.self), String(decoding: path, as: UTF8.self), secure)
+        }
+    }
+
+    /// `requestParts(of:)` without making strings: `body` gets the host's and the path's bytes
+    /// in place in the URL's string (the host lowered first when it has upper-case letters).
+    /// `nil`, and `body` not called, when the URL is not read the quick way.
+    ///
+    /// Always inlined, as `CanonicalCookie.RequestBytes.with` is: called through, the closures
+    /// of a lookup copied its context (a `URL` and a string) at each level, through Foundation's
+    /// value witnesses, which cost more than the strings this saves.
+    @inline(__always)
+    static func withRequestBytes<R>(of url: URL, _ body: (_ host: UnsafeBufferPointer<UInt8>, _ path: UnsafeBufferPointer<UInt8>,
+                                                          _ isSecureOrigin: Bool) throws -> R) rethrows -> R? {
         guard url.baseURL == nil else { return nil }
         var string = url.relativeString
-        return string.withUTF8 { bytes -> (host: String, path: String, isSecureOrigin: Bool)? in
+        return try string.withUTF8 { bytes -> R? in
             let slash = UInt8(ascii: "/"), question = UInt8(ascii: "?"), hash = UInt8(ascii: "#")
             let n = bytes.count
             var i = 0
@@ -139,20 +154,21 @@ public enum Site {
                 guard hostEnd - hostStart > 2, bytes[hostEnd - 1] == UInt8(ascii: "]"),
                       hostEnd == authorityEnd || bytes[hostEnd] == UInt8(ascii: ":") else { return nil }
             }
-            let hostBytes = bracketed ? UnsafeBufferPointer(rebasing: bytes[(hostStart + 1)..<(hostEnd - 1)])
-                                      : UnsafeBufferPointer(rebasing: bytes[hostStart..<hostEnd])
-            guard !hostBytes.isEmpty else { return nil }
+            let host = bracketed ? UnsafeBufferPointer(rebasing: bytes[(hostStart + 1)..<(hostEnd - 1)])
+                                 : UnsafeBufferPointer(rebasing: bytes[hostStart..<hostEnd])
+            guard !host.isEmpty else { return nil }
             var pathEnd = authorityEnd
             while pathEnd < n && bytes[pathEnd] != question && bytes[pathEnd] != hash { pathEnd += 1 }
-            let host = String(unsafeUninitializedCapacity: hostBytes.count) { buffer in
-                for (k, byte) in hostBytes.enumerated() {
-                    buffer[k] = needsLowering && byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
+            let path = UnsafeBufferPointer(rebasing: bytes[authorityEnd..<pathEnd])
+            let secureScheme = equalsIgnoringASCIICase(scheme, "https") || equalsIgnoringASCIICase(scheme, "wss")
+            guard needsLowering else { return try body(host, path, secureScheme || isLoopback(host)) }
+            var lowered = String(unsafeUninitializedCapacity: host.count) { buffer in
+                for (k, byte) in host.enumerated() {
+                    buffer[k] = byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte | 0x20 : byte
                 }
-                return hostBytes.count
+                return host.count
             }
-            let path = String(decoding: UnsafeBufferPointer(rebasing: bytes[authorityEnd..<pathEnd]), as: UTF8.self)
-            let secure = equalsIgnoringASCIICase(scheme, "https") || equalsIgnoringASCIICase(scheme, "wss") || isLoopback(host)
-            return (host, path, secure)
+            return try lowered.withUTF8 { try body($0, path, secureScheme || isLoopback($0)) }
         }
     }
 
@@ -241,7 +257,11 @@ public enum Site {
         var host = host
         // On bytes: `hasSuffix` and `hasPrefix` compare Unicode text, several times slower, and
         // this runs on every plain-http request.
-        return host.withUTF8 { bytes -> Bool in
+        return host.withUTF8(isLoopback)
+    }
+
+    /// `isLoopback(_:)` on a host's bytes.
+    static func isLoopback(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
             // Compared with `memcmp`: `elementsEqual` and `starts(with:)` step through both
             // sequences generically.
             guard let base = bytes.baseAddress else { return false }
@@ -252,7 +272,6 @@ public enum Site {
             let ipv6: StaticString = "::1", ipv4: StaticString = "127."
             if bytes.count == 3 && memcmp(base, ipv6.utf8Start, 3) == 0 { return true }
             return bytes.count > 4 && memcmp(base, ipv4.utf8Start, 4) == 0 && isIPAddress(bytes)
-        }
     }
 
     /// Checks a site argument given by a user: a display name, never a path.
