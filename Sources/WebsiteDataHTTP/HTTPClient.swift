@@ -181,7 +181,7 @@ public final class HTTPClient: Sendable {
             if field.name.isEmpty || field.name.utf8.contains(where: { $0 <= 32 || $0 == 58 || $0 >= 127 }) {
                 throw HTTPClientError(.invalidRequest, "'\(field.name)' is not a header field name", url: url)
             }
-            if field.value.utf8.contains(where: { $0 == 0 || $0 == 10 || $0 == 13 }) {
+            if CurlStringList.hasLineBreakOrNUL(field.value) {
                 throw HTTPClientError(.invalidRequest, "the value of '\(field.name)' contains a NUL, CR or LF", url: url)
             }
         }

@@ -12,12 +12,27 @@ import WebsiteDataHTTP
 /// line of the store cold, as after a request): the URL's host, its display name, the header,
 /// and the header again (warm).
 enum ProfileLoop {
-    @inline(never)
-    static func steadyLookups(_ urls: [URL], _ engine: HTTPCookieStore) throws {
+    /// The `Cookie` header of each URL as `HTTPClient` asks for it: a navigation whose
+    /// top-level site is the URL itself.
+    static func lookupsAsHTTPClientAsks(_ urls: [URL], _ engine: HTTPCookieStore) throws {
         for url in urls {
             let context = CookieRequestContext(topLevelSite: url, method: "GET", isNavigation: true)
             keep(try engine.cookieHeader(for: url, context: context))
         }
+    }
+
+    /// `lookupsAsHTTPClientAsks` after the first round, in a function of its own:
+    /// `valgrind --toggle-collect='*ProfileLoop*steadyLookups*'` counts only these.
+    @inline(never)
+    static func steadyLookups(_ urls: [URL], _ engine: HTTPCookieStore) throws {
+        try lookupsAsHTTPClientAsks(urls, engine)
+    }
+
+    /// A store (in `directory`, or non-persistent) holding the big data set's cookies.
+    static func loadedStore(_ data: Dataset, _ config: Config, directory: URL?) throws -> WebsiteDataStore {
+        let store = try Loader.makeStore(directory: directory)
+        try Loader.ingest(data.responses, into: store, threads: config.threads).check(expected: config.big.cookies)
+        return store
     }
 
     static func run(_ arguments: [String]) throws {
@@ -32,8 +47,7 @@ enum ProfileLoop {
         switch what {
         case "cold":
             let scratch = ScratchDirectory("profile")
-            let store = try Loader.makeStore(directory: scratch.url.appendingPathComponent("store"))
-            try Loader.ingest(data.responses, into: store, threads: config.threads).check(expected: config.big.cookies)
+            let store = try loadedStore(data, config, directory: scratch.url.appendingPathComponent("store"))
             let engine = store.httpCookieStore
             let urls = HTTPBench.httpURLs(data.lookups.prefix(1_500))
             let thrash = UnsafeMutableRawBufferPointer.allocate(byteCount: 48 << 20, alignment: 64)
@@ -55,16 +69,14 @@ enum ProfileLoop {
                 parts[0].append(Double(t1 - t0)); parts[1].append(Double(t2 - t1)); parts[2].append(Double(t3 - t2)); parts[3].append(Double(t4 - t3))
             }
             keep(sink)
+            thrash.deallocate()
             for (name, values) in zip(["host", "display name", "header (host, site warm)", "header again (warm)"], parts) {
                 print("\(name): median \(Int(median(values))) ns, mean \(Int(values.reduce(0, +) / Double(values.count))) ns")
             }
         case "http", "http-empty":
             let scratch = ScratchDirectory("profile")
             let directory = scratch.url.appendingPathComponent("store")
-            if what == "http" {
-                let store = try Loader.makeStore(directory: directory)
-                try Loader.ingest(data.responses, into: store, threads: config.threads).check(expected: config.big.cookies)
-            }
+            if what == "http" { _ = try loadedStore(data, config, directory: directory) }
             let store = try WebsiteDataStore(directory: directory)
             let server = try HTTPBench.LoopbackServer()
             defer { server.stop() }
@@ -82,28 +94,15 @@ enum ProfileLoop {
             print("\(rounds) passes of \(urls.count) requests")
         case "lookup", "lookup-http", "lookup-memory":
             let scratch = ScratchDirectory("profile")
-            let store = try Loader.makeStore(directory: what == "lookup-memory" ? nil : scratch.url.appendingPathComponent("store"))
-            try Loader.ingest(data.responses, into: store, threads: config.threads).check(expected: config.big.cookies)
+            let store = try loadedStore(data, config, directory: what == "lookup-memory" ? nil : scratch.url.appendingPathComponent("store"))
             let engine = store.httpCookieStore
             FileHandle.standardError.write(Data("loaded; looking up\n".utf8))
             let deadline = now() + UInt64(seconds * 1e9)
-            let http = data.lookups.map { url -> URL in
-                var components = URLComponents(url: url, resolvingAgainstBaseURL: false)!
-                components.scheme = "http"
-                return components.url!
-            }
+            let http = HTTPBench.httpURLs(data.lookups)
             while now() < deadline {
                 if what == "lookup-http" {
-                    // After a first round (which finds hosts not seen yet), in a function of its
-                    // own: `valgrind --toggle-collect='*ProfileLoop*steadyLookups*'` counts only these.
-                    if rounds == 0 {
-                        for url in http {
-                            let context = CookieRequestContext(topLevelSite: url, method: "GET", isNavigation: true)
-                            keep(try engine.cookieHeader(for: url, context: context))
-                        }
-                    } else {
-                        try steadyLookups(http, engine)
-                    }
+                    // The first round finds hosts not seen yet.
+                    if rounds == 0 { try lookupsAsHTTPClientAsks(http, engine) } else { try steadyLookups(http, engine) }
                 } else {
                     for url in data.lookups { keep(try engine.cookieHeader(for: url)) }
                 }

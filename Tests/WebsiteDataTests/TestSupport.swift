@@ -96,3 +96,19 @@ final class ChildProcess: @unchecked Sendable {
         return process.terminationStatus
     }
 }
+
+extension SiteCookies {
+    /// `withMatches` for request facts (their bytes), as the tests build requests.
+    mutating func withMatches<R>(_ request: CanonicalCookie.RequestFacts, url: URL, context: CookieRequestContext, api: CookieAPI,
+                                 now: Date, touched: inout [Cookie], _ body: (Matches) -> R) -> R {
+        request.withBytes { withMatches($0, url: url, context: context, api: api, now: now, touched: &touched, body) }
+    }
+}
+
+extension HostSiteTable {
+    /// `withSite` for a host given as a string.
+    func withSite<R>(forHost host: String, _ body: (SiteKey) throws -> R) rethrows -> R {
+        var host = host
+        return try host.withUTF8 { try withSite(forHost: $0, body) }
+    }
+}

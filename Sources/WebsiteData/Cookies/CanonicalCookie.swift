@@ -23,16 +23,22 @@ enum CanonicalCookie {
 
         init?(url: URL) {
             if let parts = Site.requestParts(of: url) {
-                host = parts.host
-                isSecureOrigin = parts.isSecureOrigin
-                path = parts.path.isEmpty ? "/" : parts.path
-                return
+                self.init(host: parts.host, isSecureOrigin: parts.isSecureOrigin, path: parts.path)
+            } else {
+                self.init(throughFoundation: url)
             }
+        }
+
+        /// The facts through `URL`'s own accessors, for URLs `Site.requestParts` does not read.
+        init?(throughFoundation url: URL) {
             guard let host = Site.foundationCanonicalHost(of: url) else { return nil }
+            self.init(host: host, isSecureOrigin: Site.isSecureOrigin(url, host: host), path: url.path(percentEncoded: true))
+        }
+
+        private init(host: String, isSecureOrigin: Bool, path: String) {
             self.host = host
-            self.isSecureOrigin = Site.isSecureOrigin(url, host: host)
+            self.isSecureOrigin = isSecureOrigin
             // An empty path (`http://example.com?q`) is "/" for matching (RFC 9110 4.2.3).
-            let path = url.path(percentEncoded: true)
             self.path = path.isEmpty ? "/" : path
         }
 
@@ -63,7 +69,7 @@ enum CanonicalCookie {
                     : body(RequestBytes(host: host, path: path, isSecureOrigin: secure))
             }
             if let quick { return quick }
-            guard let facts = RequestFacts(url: url) else { return nil }
+            guard let facts = RequestFacts(throughFoundation: url) else { return nil }
             return try facts.withBytes(body)
         }
 

@@ -86,10 +86,11 @@ enum CookiePersistence {
                 cookies = CookieJar.applying(changes, to: cookies)
                 applied[run.site] = changes
             }
-            if let index = sites.index(forKey: SiteKey(run.site)) {
+            let key = SiteKey(run.site)
+            if let index = sites.index(forKey: key) {
                 for cookie in cookies { sites.values[index].append(cookie) }
             } else if !cookies.isEmpty {
-                sites[SiteKey(run.site)] = SiteCookies(cookies)
+                sites[key] = SiteCookies(cookies)
             }
             run.cookies.removeAll(keepingCapacity: true)
         }

@@ -305,13 +305,8 @@ struct SiteCookies {
     /// The cookies to send to `request` in `context` through `api`, in header order, each marked
     /// accessed at `now` (and added to `touched` when its stored access time is due to be written).
     ///
-    /// Calls `body` with the cookies to send (none when nothing matches).
-    mutating func withMatches<R>(_ request: CanonicalCookie.RequestFacts, url: URL, context: CookieRequestContext, api: CookieAPI,
-                                 now: Date, touched: inout [Cookie], _ body: (Matches) -> R) -> R {
-        request.withBytes { withMatches($0, url: url, context: context, api: api, now: now, touched: &touched, body) }
-    }
-
-    /// `withMatches` for a request's bytes (see `CanonicalCookie.RequestBytes`).
+    /// Calls `body` with the cookies to send (none when nothing matches). The request is read as
+    /// bytes (see `CanonicalCookie.RequestBytes`).
     mutating func withMatches<R>(_ request: CanonicalCookie.RequestBytes, url: URL, context: CookieRequestContext, api: CookieAPI,
                                  now: Date, touched: inout [Cookie], _ body: (Matches) -> R) -> R {
         let nowSeconds = now.timeIntervalSinceReferenceDate

@@ -25,7 +25,6 @@ final class CommitQueue: @unchecked Sendable {
     /// The newest ticket whose write is committed (or failed); written under the mutex, read
     /// without it too (`committedThroughTicket`).
     private let committed = Atomic<UInt64>(0)
-    private var committedThrough: UInt64 { committed.load(ordering: .acquiring) }
     private var leaderActive = false
     private var leaderGathering = false
     private var errors: [UInt64: Error] = [:]
@@ -117,7 +116,7 @@ final class CommitQueue: @unchecked Sendable {
     private func waitUntilCommitted(through ticket: UInt64, gather: Bool, errorOf own: UInt64?, commit: Committer) -> Error? {
         pthread_mutex_lock(mutex)
         while true {
-            if committedThrough >= ticket {
+            if committedThroughTicket >= ticket {
                 let error = own.flatMap { errors.removeValue(forKey: $0) }
                 pthread_mutex_unlock(mutex)
                 return error
@@ -154,8 +153,8 @@ final class CommitQueue: @unchecked Sendable {
         }
     }
 
-    /// The newest ticket whose write is committed (or failed), read without the queue's mutex.
-    var committedThroughTicket: UInt64 { committedThrough }
+    /// The newest ticket whose write is committed (or failed), read with or without the queue's mutex.
+    var committedThroughTicket: UInt64 { committed.load(ordering: .acquiring) }
 
     /// Waiters parked until a commit.
     private var parked: [Parker] = []
@@ -168,7 +167,7 @@ final class CommitQueue: @unchecked Sendable {
         var woken: [Parker] = [], kept: [Parker] = []
         var nextLeader: Parker?
         for parker in parked {
-            if parker.ticket <= committedThrough {
+            if parker.ticket <= committedThroughTicket {
                 parker.isCommitted = true
                 parker.error = parker.errorOf.flatMap { errors.removeValue(forKey: $0) }
                 woken.append(parker)

@@ -68,8 +68,7 @@ public enum Site {
     /// The host of a URL as cookies and sites use it: lower case, IDN in ASCII form as the URL
     /// holds it, IPv6 without brackets, one trailing dot kept (a trailing-dot host is another host).
     public static func canonicalHost(of url: URL) -> String? {
-        if let parts = requestParts(of: url) { return parts.host }
-        return foundationCanonicalHost(of: url)
+        withRequestBytes(of: url) { host, _, _ in String(decoding: host, as: UTF8.self) } ?? foundationCanonicalHost(of: url)
     }
 
     /// `canonicalHost(of:)` through `URL`'s own accessors.
@@ -262,16 +261,16 @@ public enum Site {
 
     /// `isLoopback(_:)` on a host's bytes.
     static func isLoopback(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-            // Compared with `memcmp`: `elementsEqual` and `starts(with:)` step through both
-            // sequences generically.
-            guard let base = bytes.baseAddress else { return false }
-            let name: StaticString = "localhost"
-            let count = name.utf8CodeUnitCount
-            if bytes.count >= count && memcmp(base + (bytes.count - count), name.utf8Start, count) == 0
-                && (bytes.count == count || bytes[bytes.count - count - 1] == UInt8(ascii: ".")) { return true }
-            let ipv6: StaticString = "::1", ipv4: StaticString = "127."
-            if bytes.count == 3 && memcmp(base, ipv6.utf8Start, 3) == 0 { return true }
-            return bytes.count > 4 && memcmp(base, ipv4.utf8Start, 4) == 0 && isIPAddress(bytes)
+        // Compared with `memcmp`: `elementsEqual` and `starts(with:)` step through both
+        // sequences generically.
+        guard let base = bytes.baseAddress else { return false }
+        let name: StaticString = "localhost"
+        let count = name.utf8CodeUnitCount
+        if bytes.count >= count && memcmp(base + (bytes.count - count), name.utf8Start, count) == 0
+            && (bytes.count == count || bytes[bytes.count - count - 1] == UInt8(ascii: ".")) { return true }
+        let ipv6: StaticString = "::1", ipv4: StaticString = "127."
+        if bytes.count == 3 && memcmp(base, ipv6.utf8Start, 3) == 0 { return true }
+        return bytes.count > 4 && memcmp(base, ipv4.utf8Start, 4) == 0 && isIPAddress(bytes)
     }
 
     /// Checks a site argument given by a user: a display name, never a path.

@@ -61,14 +61,9 @@ final class HostSiteTable: @unchecked Sendable {
 
     deinit { Self.free(entries, capacity) }
 
-    /// Calls `body` with the key of `host`'s site (a canonical host, as `Site.canonicalHost`
-    /// gives it), from the table or else from `Site.displayName(forHost:)`, then held.
-    func withSite<R>(forHost host: String, _ body: (SiteKey) throws -> R) rethrows -> R {
-        var host = host
-        return try host.withUTF8 { try withSite(forHost: $0, body) }
-    }
-
-    /// `withSite(forHost:_:)` for a host's bytes.
+    /// Calls `body` with the key of the site of `host` (a canonical host's bytes, as
+    /// `Site.canonicalHost` gives it), from the table or else from `Site.displayName(forHost:)`,
+    /// then held.
     func withSite<R>(forHost host: UnsafeBufferPointer<UInt8>, _ body: (SiteKey) throws -> R) rethrows -> R {
         guard let key = Self.key(host) else { return try body(SiteKey(Site.displayName(forHost: String(decoding: host, as: UTF8.self)))) }
         let tag = Self.tag(of: key)
