@@ -49,7 +49,7 @@ import Testing
         var site = SiteCookies()
         var model: [Cookie] = []
         var created = Date(timeIntervalSinceReferenceDate: 800_000_000)
-        var lookups = 0, found = 0
+        var lookups = 0, found = 0, smallSiteLookups = 0
         for step in 0..<4000 {
             created = created.addingTimeInterval(1)
             switch Int.random(in: 0..<10, using: &random) {
@@ -89,6 +89,7 @@ import Testing
                 for i in indices { model[i].lastAccess = created }
                 lookups += 1
                 if !expected.isEmpty { found += 1 }
+                if model.count <= SiteCookies.smallSite { smallSiteLookups += 1 }
             }
             #expect(site.cookies == model)
             if let probe = model.randomElement(using: &random) {
@@ -99,6 +100,8 @@ import Testing
         }
         #expect(lookups > 500)
         #expect(found > 100)
+        // Both ways of scanning were checked: a small site's facts, a larger site's keys.
+        #expect(smallSiteLookups > 50 && lookups - smallSiteLookups > 50, "\(smallSiteLookups) of \(lookups) on a small site")
     }
 
     /// A site with more distinct paths than `find` looks back through stores some paths twice:
@@ -142,5 +145,36 @@ import Testing
         let request = try #require(CanonicalCookie.RequestFacts(url: url))
         var touched: [Cookie] = []
         #expect(site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: now, touched: &touched) { $0.header } == "host=2")
+    }
+
+    /// A site whose cookies are replaced again and again with new paths keeps few places (the
+    /// places of cookies gone go at the next rebuild), and its lookups still agree with a scan.
+    @Test func placesOfReplacedCookiesDoNotPileUp() throws {
+        var site = SiteCookies()
+        var model: [Cookie] = []
+        let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
+        for i in 0..<40 {
+            let cookie = Cookie(name: "n\(i)", value: "v", domain: "example.com", path: "/p\(i % 4)", created: now.addingTimeInterval(Double(i)))
+            site.append(cookie)
+            model.append(cookie)
+        }
+        var most = 0
+        for step in 0..<5_000 {
+            let i = step % model.count
+            let cookie = Cookie(name: "n\(i)", value: "v\(step)", domain: step % 3 == 0 ? "www.example.com" : "example.com",
+                                path: "/p\(step)", isHostOnly: step % 3 == 0, created: now.addingTimeInterval(Double(100 + step)))
+            site.replace(at: i, with: cookie)
+            model[i] = cookie
+            most = max(most, site.places.count)
+        }
+        #expect(most < 200, "\(most) places for 40 cookies")
+        for path in ["/p4999", "/p4998", "/p4960", "/p1"] {
+            let url = try #require(URL(string: "https://www.example.com\(path)"))
+            let request = try #require(CanonicalCookie.RequestFacts(url: url))
+            let later = now.addingTimeInterval(10_000)
+            var touched: [Cookie] = []
+            let header = site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: later, touched: &touched) { $0.header }
+            #expect(header == Self.header(Self.reference(model, request, api: .http, now: later)), "\(path)")
+        }
     }
 }

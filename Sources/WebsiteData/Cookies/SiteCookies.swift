@@ -6,9 +6,12 @@ import Foundation
 /// times, a hash of its name, and where its domain, path and `Cookie` header pair (`name=value`)
 /// are in the site's byte buffer. Equal domains and paths are mostly kept once in the buffer
 /// (see `find`), so a lookup tests each distinct one about once and then scans the facts, which
-/// are plain values; the header is copied from the buffer. A lookup reads two arrays of the site (facts and bytes)
-/// and no string of its own: on a large store each string read was a cache miss, and most of a
-/// lookup's time. Finding a cookie by key compares numbers before bytes.
+/// are plain values; the header is copied from the buffer. A lookup reads no string of its own:
+/// on a large store each string read was a cache miss, and most of a lookup's time. Each cookie
+/// also has a key (16 bytes: its place, flags, expiry, SameSite), and the site a list of its
+/// distinct places (domain, path, host-only): on a site of more than `smallSite` cookies, a lookup
+/// scans the keys, tests each place once, and reads the facts only of the cookies it sends. Finding a cookie by
+/// key compares numbers before bytes.
 ///
 /// Every change goes through this type, which keeps the facts in step with the cookies.
 struct SiteCookies {
@@ -18,6 +21,13 @@ struct SiteCookies {
     private var stored: [Cookie] = []
     /// `facts[i]` describes `stored[i]`.
     private var facts: [Facts] = []
+    /// `keys[i]`: what a lookup tests of `stored[i]`, 16 bytes apiece (its place, flags, expiry
+    /// and SameSite), so that a large site's scan reads few cache lines, and a cookie's facts only
+    /// when it is sent.
+    private var keys: [Key] = []
+    /// The distinct (domain, path, host-only) combinations of the site's cookies, mostly once
+    /// each (see `place(of:)`); a lookup tests each that its cookies use once.
+    private(set) var places: [Place] = []
     /// UTF-8: each distinct domain and path, and each cookie's pair (`value` alone for a
     /// nameless cookie) up to `longestPairKept` bytes. A cookie added with a domain or path
     /// already held uses those bytes (and shares that cookie's string). About `unusedBytes` of
@@ -68,12 +78,48 @@ struct SiteCookies {
         static let hostOnly: UInt8 = 1, secure: UInt8 = 2, httpOnly: UInt8 = 4, partitioned: UInt8 = 8
     }
 
+    /// Where a cookie may be sent: its domain and path (offsets in `bytes`) and whether it is host-only.
+    struct Place: Equatable {
+        var domain: UInt32
+        var domainLength: UInt32
+        var path: UInt32
+        var pathLength: UInt32
+        var isHostOnly: Bool
+
+        /// The place of the cookie whose facts are `fact`.
+        init(_ fact: Facts) {
+            domain = fact.domain
+            domainLength = fact.domainLength
+            path = fact.path
+            pathLength = fact.pathLength
+            isHostOnly = fact.flags & Facts.hostOnly != 0
+        }
+    }
+
+    /// What a lookup reads of every cookie of a site of more than `smallSite` cookies: its place
+    /// (an index in `places`), and its flags, expiry and SameSite (as in `Facts`).
+    struct Key {
+        /// As in `Facts`.
+        var expires: Double
+        var place: UInt32
+        var flags: UInt8
+        var sameSite: CookieSameSite
+
+        init(_ fact: Facts, place: Int) {
+            expires = fact.expires
+            self.place = UInt32(place)
+            flags = fact.flags
+            sameSite = fact.sameSite
+        }
+    }
+
     init() {}
 
     /// The cookies of a site, in this order.
     init(_ cookies: [Cookie]) {
         stored.reserveCapacity(cookies.count)
         facts.reserveCapacity(cookies.count)
+        keys.reserveCapacity(cookies.count)
         // At most this many bytes (less when domains and paths repeat, as they mostly do).
         bytes.reserveCapacity(cookies.reduce(0) { total, cookie in
             let pair = cookie.name.utf8.count + 1 + cookie.value.utf8.count
@@ -146,6 +192,7 @@ struct SiteCookies {
         let fact = makeFacts(&cookie)
         stored.append(cookie)
         facts.append(fact)
+        keys.append(makeKey(fact))
     }
 
     /// Replaces the cookie at `index`.
@@ -153,6 +200,7 @@ struct SiteCookies {
         var cookie = cookie
         unusedBytes += facts[index].heldBytes
         facts[index] = makeFacts(&cookie)
+        keys[index] = makeKey(facts[index])
         stored[index] = cookie
         compactIfSparse()
     }
@@ -163,6 +211,7 @@ struct SiteCookies {
         unusedBytes += facts[index].heldBytes
         let removed = cookie(at: index)
         facts.remove(at: index)
+        keys.remove(at: index)
         stored.remove(at: index)
         compactIfSparse()
         return removed
@@ -172,9 +221,10 @@ struct SiteCookies {
     mutating func remove(at indices: IndexSet) -> [Cookie] {
         guard !indices.isEmpty else { return [] }
         var removed: [Cookie] = []
-        var keptCookies: [Cookie] = [], keptFacts: [Facts] = []
+        var keptCookies: [Cookie] = [], keptFacts: [Facts] = [], keptKeys: [Key] = []
         keptCookies.reserveCapacity(stored.count - indices.count)
         keptFacts.reserveCapacity(stored.count - indices.count)
+        keptKeys.reserveCapacity(stored.count - indices.count)
         for i in stored.indices {
             if indices.contains(i) {
                 removed.append(cookie(at: i))
@@ -182,10 +232,12 @@ struct SiteCookies {
             } else {
                 keptCookies.append(stored[i])
                 keptFacts.append(facts[i])
+                keptKeys.append(keys[i])
             }
         }
         stored = keptCookies
         facts = keptFacts
+        keys = keptKeys
         compactIfSparse()
         return removed
     }
@@ -317,32 +369,56 @@ struct SiteCookies {
                                 bytes: UnsafeBufferPointer(start: nil, count: 0), indices: UnsafeBufferPointer(start: nil, count: 0)))
         }
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: facts.count) { found in
-            let n = bytes.withUnsafeBufferPointer { bytes in
-                facts.withUnsafeBufferPointer { facts in
+            let n = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: places.count) { tested in
+                // Each place is tested the first time a cookie not excluded by its flags has it.
+                tested.initialize(repeating: Self.untested)
+                return withTables { facts, keys, places, bytes in
                     var tests = Tests(host: host, path: path, bytes: bytes.baseAddress!)
                     var n = 0
                     var sameSite: Bool?
                     var topLevelKey: String?
-                    for i in facts.indices {
-                        let fact = facts[i]
-                        guard fact.flags & excluded == 0, fact.expires > nowSeconds,
-                              tests.domain(fact), tests.path(fact) else { continue }
-                        let policy = fact.sameSite
+                    // What is left to test once a cookie's flags and place match.
+                    func admits(_ i: Int, expires: Double, sameSite policy: CookieSameSite, flags: UInt8) -> Bool {
+                        guard expires > nowSeconds else { return false }
                         if policy != .none {
                             let same = sameSite ?? context.isSameSite(url)
                             sameSite = same
                             if !same {
-                                if policy == .strict { continue }
-                                if !(context.isNavigation && context.isSafeMethod && api == .http) { continue }
+                                if policy == .strict { return false }
+                                if !(context.isNavigation && context.isSafeMethod && api == .http) { return false }
                             }
                         }
-                        if fact.flags & Facts.partitioned != 0 {
+                        if flags & Facts.partitioned != 0 {
                             let key = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?.description ?? "")
                             topLevelKey = key
-                            if stored[i].partitionKey != key { continue }
+                            if stored[i].partitionKey != key { return false }
                         }
-                        found[n] = i
-                        n += 1
+                        return true
+                    }
+                    if keys.count > Self.smallSite {
+                        // Keys only: a cookie's facts are read when it is sent.
+                        for i in keys.indices {
+                            let key = keys[i]
+                            guard key.flags & excluded == 0 else { continue }
+                            let place = Int(key.place)
+                            var matches = tested[place]
+                            if matches == Self.untested {
+                                matches = tests.matches(places[place]) ? 1 : 0
+                                tested[place] = matches
+                            }
+                            guard matches != 0, admits(i, expires: key.expires, sameSite: key.sameSite, flags: key.flags) else { continue }
+                            found[n] = i
+                            n += 1
+                        }
+                    } else {
+                        // A small site's facts take fewer cache lines than its keys and places.
+                        for i in facts.indices {
+                            let fact = facts[i]
+                            guard fact.flags & excluded == 0, tests.matches(Place(fact)),
+                                  admits(i, expires: fact.expires, sameSite: fact.sameSite, flags: fact.flags) else { continue }
+                            found[n] = i
+                            n += 1
+                        }
                     }
                     // Header order: longer paths first, then earlier creation (index order
                     // for equal times keeps the sort's result independent of its algorithm).
@@ -392,6 +468,20 @@ struct SiteCookies {
         }
     }
 
+    /// Calls `body` with the site's facts, keys, places and bytes, in place. Always inlined: a
+    /// lookup's closures would otherwise copy their context at each call.
+    @inline(__always)
+    private func withTables<R>(_ body: (UnsafeBufferPointer<Facts>, UnsafeBufferPointer<Key>, UnsafeBufferPointer<Place>,
+                                        UnsafeBufferPointer<UInt8>) -> R) -> R {
+        facts.withUnsafeBufferPointer { facts in
+            keys.withUnsafeBufferPointer { keys in
+                places.withUnsafeBufferPointer { places in
+                    bytes.withUnsafeBufferPointer { bytes in body(facts, keys, places, bytes) }
+                }
+            }
+        }
+    }
+
     /// Domain and path tests of one lookup, on bytes, each distinct domain and path tested once.
     private struct Tests {
         let host: UnsafeBufferPointer<UInt8>
@@ -408,19 +498,24 @@ struct SiteCookies {
             self.bytes = bytes
         }
 
+        /// Whether cookies of `place` may be sent to the request's host and path.
+        mutating func matches(_ place: Place) -> Bool {
+            domain(place) && path(place)
+        }
+
         /// 5.1.3: a host-only cookie's domain is the host; a domain cookie's domain is the host
         /// or a suffix of it after a dot, for a host that is not an IP address.
-        mutating func domain(_ fact: Facts) -> Bool {
+        private mutating func domain(_ place: Place) -> Bool {
             let result: UInt8
-            if fact.domain == domains.0 { result = domains.1 }
-            else if fact.domain == domains.2 { result = domains.3 }
-            else if fact.domain == domains.4 { result = domains.5 }
-            else if fact.domain == domains.6 { result = domains.7 }
+            if place.domain == domains.0 { result = domains.1 }
+            else if place.domain == domains.2 { result = domains.3 }
+            else if place.domain == domains.4 { result = domains.5 }
+            else if place.domain == domains.6 { result = domains.7 }
             else {
-                result = test(domainAt: Int(fact.domain), count: Int(fact.domainLength))
-                domains = (fact.domain, result, domains.0, domains.1, domains.2, domains.3, domains.4, domains.5)
+                result = test(domainAt: Int(place.domain), count: Int(place.domainLength))
+                domains = (place.domain, result, domains.0, domains.1, domains.2, domains.3, domains.4, domains.5)
             }
-            return result & (fact.flags & Facts.hostOnly != 0 ? 1 : 2) != 0
+            return result & (place.isHostOnly ? 1 : 2) != 0
         }
 
         /// Bit 0: the domain is the host; bit 1: it domain-matches the host.
@@ -435,23 +530,36 @@ struct SiteCookies {
         }
 
         /// 5.1.4: the request path is the cookie path, or starts with it followed by or ending in "/".
-        mutating func path(_ fact: Facts) -> Bool {
-            if fact.path == paths.0 { return paths.1 }
-            if fact.path == paths.2 { return paths.3 }
-            if fact.path == paths.4 { return paths.5 }
-            if fact.path == paths.6 { return paths.7 }
-            let count = Int(fact.pathLength)
-            let cookiePath = bytes + Int(fact.path)
+        private mutating func path(_ place: Place) -> Bool {
+            if place.path == paths.0 { return paths.1 }
+            if place.path == paths.2 { return paths.3 }
+            if place.path == paths.4 { return paths.5 }
+            if place.path == paths.6 { return paths.7 }
+            let count = Int(place.pathLength)
+            let cookiePath = bytes + Int(place.path)
             var result = false
             if count <= path.count, memcmp(cookiePath, path.baseAddress!, count) == 0 {
                 result = count == path.count || (count > 0 && cookiePath[count - 1] == UInt8(ascii: "/")) || path[count] == UInt8(ascii: "/")
             }
-            paths = (fact.path, result, paths.0, paths.1, paths.2, paths.3, paths.4, paths.5)
+            paths = (place.path, result, paths.0, paths.1, paths.2, paths.3, paths.4, paths.5)
             return result
         }
     }
 
     // MARK: Facts
+
+    /// The key of a cookie whose facts are `fact`: its flags, and its place, added to `places`
+    /// unless one of the newest `placeWindow` places is the same.
+    private mutating func makeKey(_ fact: Facts) -> Key {
+        let place = Place(fact)
+        var i = places.count - 1
+        while i >= max(0, places.count - Self.placeWindow) {
+            if places[i] == place { return Key(fact, place: i) }
+            i -= 1
+        }
+        places.append(place)
+        return Key(fact, place: places.count - 1)
+    }
 
     /// The facts of `cookie`, whose domain and path are made to share the tables' storage.
     private mutating func makeFacts(_ cookie: inout Cookie) -> Facts {
@@ -526,6 +634,17 @@ struct SiteCookies {
 
     /// How many of the newest cookies `find` looks through.
     static let internWindow = 64
+
+    /// How many of the newest places `makeKey` looks through. Equal places further back are
+    /// kept again, as `find` keeps bytes again: a lookup tests each of them.
+    static let placeWindow = 64
+
+    /// Sites of up to this many cookies are scanned by their facts, without keys: a few facts
+    /// take fewer cache lines than facts, keys and places.
+    static let smallSite = 16
+
+    /// A lookup's mark for a place not yet tested.
+    private static let untested: UInt8 = 2
 
     /// Rebuilds the facts and the bytes when much of what they hold may no longer be used
     /// (cookies removed or replaced).
