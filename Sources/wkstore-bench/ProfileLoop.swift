@@ -7,7 +7,8 @@ import WebsiteDataHTTP
 /// about SECONDS (default 10), so that `perf record` or `valgrind --tool=callgrind` sees little
 /// else. `lookup-http` asks as `HTTPClient` and the http section do: http URLs, each a navigation
 /// whose top-level site is itself. `http` and `http-empty` send the http section's requests
-/// through `HTTPClient` to its loopback server, with the 100,000-cookie store or an empty one.
+/// through `HTTPClient` to its loopback server, with the 100,000-cookie store or an empty one;
+/// `http-given` through an empty store, each request given the full store's `Cookie` header.
 /// `cold` times the parts of 1,500 lookups one by one, each after 48 MB have been read (every
 /// line of the store cold, as after a request): the URL's host, its display name, the header,
 /// and the header again (warm).
@@ -15,10 +16,7 @@ enum ProfileLoop {
     /// The `Cookie` header of each URL as `HTTPClient` asks for it: a navigation whose
     /// top-level site is the URL itself.
     static func lookupsAsHTTPClientAsks(_ urls: [URL], _ engine: HTTPCookieStore) throws {
-        for url in urls {
-            let context = CookieRequestContext(topLevelSite: url, method: "GET", isNavigation: true)
-            keep(try engine.cookieHeader(for: url, context: context))
-        }
+        for url in urls { keep(try engine.cookieHeader(for: url, context: HTTPBench.asHTTPClientAsks(url))) }
     }
 
     /// `lookupsAsHTTPClientAsks` after the first round, in a function of its own:
@@ -36,8 +34,8 @@ enum ProfileLoop {
     }
 
     static func run(_ arguments: [String]) throws {
-        guard let what = arguments.first, ["lookup", "lookup-http", "lookup-memory", "ingest", "ingest1", "ingest-memory", "http", "http-empty", "cold"].contains(what) else {
-            throw BenchError("usage: __profile lookup|lookup-http|lookup-memory|ingest|ingest1|ingest-memory|http|http-empty|cold [SECONDS] [--quick]")
+        guard let what = arguments.first, ["lookup", "lookup-http", "lookup-memory", "ingest", "ingest1", "ingest-memory", "http", "http-empty", "http-given", "cold"].contains(what) else {
+            throw BenchError("usage: __profile lookup|lookup-http|lookup-memory|ingest|ingest1|ingest-memory|http|http-empty|http-given|cold [SECONDS] [--quick]")
         }
         let seconds = arguments.dropFirst().first.flatMap { Double($0) } ?? 10
         var config = Config()
@@ -56,7 +54,7 @@ enum ProfileLoop {
             var parts = [[Double]](repeating: [], count: 4)
             for url in urls {
                 for i in stride(from: 0, to: thrash.count, by: 64) { sink &+= UInt64(thrash[i]) }
-                let context = CookieRequestContext(topLevelSite: url, method: "GET", isNavigation: true)
+                let context = HTTPBench.asHTTPClientAsks(url)
                 let t0 = now()
                 let host = Site.canonicalHost(of: url)!
                 let t1 = now()
@@ -73,21 +71,31 @@ enum ProfileLoop {
             for (name, values) in zip(["host", "display name", "header (host, site warm)", "header again (warm)"], parts) {
                 print("\(name): median \(Int(median(values))) ns, mean \(Int(values.reduce(0, +) / Double(values.count))) ns")
             }
-        case "http", "http-empty":
+        case "http", "http-empty", "http-given":
             let scratch = ScratchDirectory("profile")
             let directory = scratch.url.appendingPathComponent("store")
-            if what == "http" { _ = try loadedStore(data, config, directory: directory) }
+            let urls = HTTPBench.httpURLs(data.lookups.prefix(5_000))
+            var requests = urls.map { HTTPRequest(url: $0) }
+            if what != "http-empty" {
+                let loaded = try loadedStore(data, config, directory: what == "http" ? directory : nil)
+                if what == "http-given" {
+                    // The full store's Cookie headers, given to requests through an empty store.
+                    requests = try urls.map { url in
+                        HTTPRequest(url: url, headers: try loaded.httpCookieStore.cookieHeader(for: url, context: HTTPBench.asHTTPClientAsks(url))
+                            .map { [HTTPHeaderField("Cookie", $0)] } ?? [])
+                    }
+                }
+            }
             let store = try WebsiteDataStore(directory: directory)
             let server = try HTTPBench.LoopbackServer()
             defer { server.stop() }
             let client = try HTTPClient(store: store, configuration: HTTPClientConfiguration(
                 timeout: 30, proxy: "http://127.0.0.1:\(server.port)", usesCache: false))
-            let urls = HTTPBench.httpURLs(data.lookups.prefix(5_000))
             FileHandle.standardError.write(Data("loaded; sending requests\n".utf8))
             let deadline = now() + UInt64(seconds * 1e9)
             while now() < deadline {
                 let start = now()
-                try HTTPBench.send(urls, with: client)
+                try HTTPBench.send(requests, with: client)
                 FileHandle.standardError.write(Data("pass \(rounds + 1): \(Format.rate(Double(urls.count) / (Double(now() - start) / 1e9)))\n".utf8))
                 rounds += 1
             }
