@@ -5,36 +5,99 @@ import Testing
 /// The parts of a `Cookie` header lookup that stand in for slower general ones: the store's
 /// table of hosts' sites, the header order of few and of many matches, the loopback test.
 @Suite struct LookupPathTests {
+    /// A site table holding one cookie for each of `names`.
+    static func sites(_ names: some Sequence<String>) -> SiteTable {
+        var table = SiteTable()
+        for name in names {
+            var (slot, cookies) = table.checkOut(SiteKey(name))
+            cookies.append(Cookie(name: "n", value: "v", domain: name, created: Date()))
+            table.checkIn(slot, cookies)
+        }
+        return table
+    }
+
     /// Every host, short or too long to be held, found again or new, after the table has grown
-    /// and emptied itself, gives the site `Site.displayName(forHost:)` gives.
-    @Test func theHostTableGivesEveryHostItsDisplayName() {
+    /// and emptied itself, and after sites have come and gone (slots freed and taken again by
+    /// other sites, sites getting their first cookies, the whole table replaced), gives the slot
+    /// of the site `Site.displayName(forHost:)` names, or none when that site has no cookies.
+    @Test func theHostTableGivesEveryHostItsSitesSlot() {
         #expect(HostSiteTable.entrySize == 64)
         let table = HostSiteTable(limit: 300)
         var random = SystemRandomNumberGenerator()
         var hosts = ["a.com", "example.co.uk", "www.example.co.uk", "localhost", "127.0.0.1", "::1", "github.io",
-                     "user.github.io", String(repeating: "a", count: 31) , String(repeating: "a", count: 32),
-                     String(repeating: "b", count: 30) + ".com", "x", "xn--bcher-kva.example"]
+                     "user.github.io", String(repeating: "a", count: 39), String(repeating: "a", count: 40),
+                     String(repeating: "b", count: 38) + ".com", "x", "xn--bcher-kva.example"]
         for i in 0..<1_000 {
             let labels = (0..<Int.random(in: 1...4, using: &random)).map { _ in "h\(Int.random(in: 0..<50, using: &random))" }
             hosts.append(labels.joined(separator: ".") + [".com", ".co.uk", ".org", ".github.io"][i % 4])
         }
-        for round in 0..<3 {
+        let names = Array(Set(hosts.map(Site.displayName(forHost:))))
+        var sites = Self.sites(names.filter { _ in Bool.random(using: &random) })
+        var stale = 0
+        for round in 0..<8 {
             for host in hosts.shuffled(using: &random) {
-                let site = table.withSite(forHost: host) { $0 }
-                #expect(site.name == Site.displayName(forHost: host), "round \(round): \(host)")
-                #expect(site == SiteKey(Site.displayName(forHost: host)))
+                let expected = sites.slot(of: SiteKey(Site.displayName(forHost: host)))?.index
+                #expect(table.slot(forHost: host, in: sites) == expected, "round \(round): \(host)")
             }
             #expect(table.count <= table.limit)
+            // Sites come and go between rounds: a third of them removed, others added (taking
+            // the freed slots), or every site in a new table.
+            if round == 5 {
+                sites = Self.sites(names.shuffled(using: &random).prefix(names.count / 2))
+                continue
+            }
+            for name in names where Int.random(in: 0..<3, using: &random) == 0 {
+                if sites.removeValue(forKey: SiteKey(name)) == nil {
+                    var (slot, cookies) = sites.checkOut(SiteKey(name))
+                    cookies.append(Cookie(name: "n", value: "v", domain: name, created: Date()))
+                    sites.checkIn(slot, cookies)
+                }
+                stale += 1
+            }
         }
+        #expect(stale > 100)
     }
 
     /// Hosts that differ only past their common bytes, or only in length, are not confused.
     @Test func hostsThatShareBytesAreKeptApart() {
         let table = HostSiteTable()
         let hosts = ["ab.com", "ab.co", "b.com", "ab.com.", "aab.com", "a.b.com", "example.com", "example.co"]
+        let sites = Self.sites(hosts.map(Site.displayName(forHost:)))
         for host in hosts + hosts.reversed() {
-            #expect(table.withSite(forHost: host) { $0.name } == Site.displayName(forHost: host))
+            #expect(table.slot(forHost: host, in: sites) == sites.slot(of: SiteKey(Site.displayName(forHost: host)))?.index)
         }
+    }
+
+    /// Through a store, persistent and not: a host looked up while its site had no cookies gets
+    /// them once set; a site emptied sends nothing, and another site taking its slot is not sent
+    /// to its hosts; cookies set again are found again; after another process's change the
+    /// store reloads, and lookups follow.
+    @Test func lookupsFollowSitesThatComeAndGo() throws {
+        let dir = TemporaryDirectory()
+        for store in [WebsiteDataStore.nonPersistent(), try WebsiteDataStore(directory: dir.url)] {
+            let cookies = store.httpCookieStore
+            let a = try #require(URL(string: "https://www.a-site.example/")), b = try #require(URL(string: "https://b-site.example/x"))
+            try cookies.setCookies(fromSetCookieHeaders: ["x=1"], for: a)
+            #expect(try cookies.cookieHeader(for: a) == "x=1")
+            #expect(try cookies.cookieHeader(for: b) == nil)
+            try cookies.setCookies(fromSetCookieHeaders: ["x=1; Max-Age=0"], for: a)
+            #expect(try cookies.cookieHeader(for: a) == nil)
+            try cookies.setCookies(fromSetCookieHeaders: ["y=2"], for: b)
+            #expect(try cookies.cookieHeader(for: b) == "y=2")
+            #expect(try cookies.cookieHeader(for: a) == nil)
+            try cookies.setCookies(fromSetCookieHeaders: ["z=3"], for: a)
+            #expect(try cookies.cookieHeader(for: a) == "z=3")
+            #expect(try cookies.cookieHeader(for: b) == "y=2")
+        }
+        // Another process's store removes one site and adds another.
+        let mine = try WebsiteDataStore(directory: dir.url).httpCookieStore
+        let c = try #require(URL(string: "https://c-site.example/"))
+        #expect(try mine.cookieHeader(for: c) == nil)
+        let other = try WebsiteDataStore(directory: dir.url).httpCookieStore
+        try other.setCookies(fromSetCookieHeaders: ["z=3; Max-Age=0"], for: try #require(URL(string: "https://www.a-site.example/")))
+        try other.setCookies(fromSetCookieHeaders: ["w=4"], for: c)
+        #expect(try mine.cookieHeader(for: c) == "w=4")
+        #expect(try mine.cookieHeader(for: try #require(URL(string: "https://www.a-site.example/"))) == nil)
     }
 
     /// Matches are put in header order (longer paths first, then earlier creation) both by the

@@ -106,9 +106,9 @@ extension SiteCookies {
 }
 
 extension HostSiteTable {
-    /// `withSite` for a host given as a string.
-    func withSite<R>(forHost host: String, _ body: (SiteKey) throws -> R) rethrows -> R {
+    /// `slot(forHost:in:)` for a host given as a string.
+    func slot(forHost host: String, in sites: SiteTable) -> Int? {
         var host = host
-        return try host.withUTF8 { try withSite(forHost: $0, body) }
+        return host.withUTF8 { slot(forHost: $0, in: sites) }
     }
 }

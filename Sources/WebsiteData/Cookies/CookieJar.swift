@@ -31,7 +31,8 @@ public enum CookieChangeCause: String, Sendable, Hashable {
 /// The in-memory cookie index: cookies by site (display name), with the limits and eviction of
 /// RFC 6265bis 5.7 and Chromium's cookie monster. Not thread-safe; its owner locks it.
 struct CookieJar {
-    private(set) var sites: [SiteKey: SiteCookies] = [:]
+    /// The cookies by site, in slots a store's table of hosts can point at (see `SiteTable`).
+    private(set) var sites = SiteTable()
     private(set) var count = 0
     var limits: CookieLimits
     /// The newest creation time handed out, so that cookies created in the same instant still
@@ -55,12 +56,21 @@ struct CookieJar {
                          evict: Bool = true) -> Result<Insertion, CookieRejection> {
         var cookie = new
         let site = SiteKey(cookie.site)
-        // Taken out of the dictionary so that changing it does not copy it (put back below).
-        var bucket = sites.removeValue(forKey: site) ?? SiteCookies()
+        // Taken out of its slot so that changing it does not copy it, then put back (a site
+        // left without cookies leaves the table).
+        var (slot, bucket) = sites.checkOut(site)
+        let outcome = insert(&cookie, into: &bucket, deletes: deletes, fromSecureOrigin: fromSecureOrigin, api: api, now: now, evict: evict)
+        sites.checkIn(slot, bucket)
+        guard !deletes, case .success(var result) = outcome else { return outcome }
+        if evict && count > limits.maxTotal { evictGlobally(now: now, keeping: cookie, into: &result) }
+        return .success(result)
+    }
 
+    /// `insert` within the cookie's site, taken out of the table.
+    private mutating func insert(_ cookie: inout Cookie, into bucket: inout SiteCookies, deletes: Bool, fromSecureOrigin: Bool,
+                                 api: CookieAPI, now: Date, evict: Bool) -> Result<Insertion, CookieRejection> {
         // Step 14: an insecure origin may not set a cookie that would shadow a Secure one.
         if !cookie.isSecure && !fromSecureOrigin && bucket.hasSecureCookie(shadowedBy: cookie, now: now) {
-            sites[site] = bucket.isEmpty ? nil : bucket
             return .failure(CookieRejection(.wouldOverwriteSecure, name: cookie.name))
         }
 
@@ -69,7 +79,6 @@ struct CookieJar {
             let old = bucket.cookie(at: index)
             // Step 22: script may not overwrite an HttpOnly cookie.
             if old.isHTTPOnly && api == .nonHTTP {
-                sites[site] = bucket
                 return .failure(CookieRejection(.httpOnlyFromScript, name: cookie.name))
             }
             cookie.created = old.created
@@ -84,7 +93,6 @@ struct CookieJar {
             lastCreated = cookie.created
         }
         if deletes {
-            sites[site] = bucket.isEmpty ? nil : bucket
             if result.changes.isEmpty { result.cause = .expired }
             return .success(result)
         }
@@ -94,8 +102,6 @@ struct CookieJar {
         if evict && bucket.count > limits.maxPerSite {
             evictFromSite(&bucket, now: now, keeping: cookie, into: &result)
         }
-        sites[site] = bucket
-        if evict && count > limits.maxTotal { evictGlobally(now: now, keeping: cookie, into: &result) }
         return .success(result)
     }
 
@@ -104,11 +110,8 @@ struct CookieJar {
         var removed: [Cookie] = []
         // The sites are found first and changed in place: changing the dictionary while
         // iterating over it would copy all of it.
-        let changed = sites.compactMap { site, bucket in bucket.contains(where: predicate) ? site : nil }
-        for site in changed {
-            guard let index = sites.index(forKey: site) else { continue }
-            removed += sites.values[index].removeAll(where: predicate)
-            if sites.values[index].isEmpty { sites.remove(at: index) }
+        for slot in sites.occupiedSlots where sites.cookies(inSlot: slot).contains(where: predicate) {
+            removed += sites.update(slot: slot) { $0.removeAll(where: predicate) }
         }
         count -= removed.count
         return removed
@@ -127,7 +130,8 @@ struct CookieJar {
     /// Replaces every cookie with those of `loaded` (read from the database), keeping this
     /// jar's limits and creation-time clock.
     mutating func replaceAll(with loaded: CookieJar) {
-        replaceAll(bySite: loaded.sites, count: loaded.count)
+        sites = loaded.sites
+        count = loaded.count
     }
 
     /// Applies cookie changes (read from the change log, or this process's own not yet
@@ -139,7 +143,7 @@ struct CookieJar {
         var bySite: [SiteKey: [LoggedCookie]] = [:]
         for change in changes { bySite[SiteKey(change.cookie.site), default: []].append(change) }
         for (site, siteChanges) in bySite {
-            var bucket = sites.removeValue(forKey: site) ?? SiteCookies()
+            var (slot, bucket) = sites.checkOut(site)
             if siteChanges.count * bucket.count <= Self.scanLimit {
                 for change in siteChanges { Self.apply(change, to: &bucket, count: &count) }
             } else {
@@ -149,7 +153,7 @@ struct CookieJar {
                 bucket = SiteCookies(Self.applying(siteChanges, to: bucket.cookies))
                 count += bucket.count - before
             }
-            if !bucket.isEmpty { sites[site] = bucket }
+            sites.checkIn(slot, bucket)
         }
         return Set(bySite.keys.map(\.name))
     }
@@ -226,16 +230,17 @@ struct CookieJar {
 
     /// Replaces every cookie with cookies already grouped by site (`count` in all).
     mutating func replaceAll(bySite sites: [SiteKey: SiteCookies], count: Int) {
-        self.sites = sites
+        self.sites = SiteTable(sites)
         self.count = count
     }
 
     /// Enforces the limits after a bulk load or a change of limits.
     mutating func enforceLimits(now: Date) -> [Cookie] {
         var result = Insertion()
-        for (site, var bucket) in sites where bucket.count > limits.maxPerSite {
+        for slot in sites.occupiedSlots where sites.cookies(inSlot: slot).count > limits.maxPerSite {
+            var bucket = sites.checkOut(slot: slot)
             evictFromSite(&bucket, now: now, keeping: nil, into: &result)
-            sites[site] = bucket
+            sites.checkIn(slot, bucket)
         }
         if count > limits.maxTotal { evictGlobally(now: now, keeping: nil, into: &result) }
         return result.evicted
@@ -276,29 +281,27 @@ struct CookieJar {
         // Ordered by what eviction reads (Secure, last access), from the sites' facts: no cookie
         // is copied to be ordered.
         let keptSite = kept.map { SiteKey($0.site) }
-        let keptIndex = keptSite.flatMap { sites[$0] }.flatMap { bucket in kept.flatMap { bucket.index(ofKey: $0) } }
-        var all: [(rank: SiteCookies.EvictionRank, site: Dictionary<SiteKey, SiteCookies>.Index, index: Int)] = []
+        let keptSlot = keptSite.flatMap { sites.slot(of: $0)?.index }
+        let keptIndex = keptSlot.flatMap { slot in kept.flatMap { sites.cookies(inSlot: slot).index(ofKey: $0) } }
+        var all: [(rank: SiteCookies.EvictionRank, slot: Int, index: Int)] = []
         all.reserveCapacity(count)
-        for position in sites.indices {
-            let (site, bucket) = sites[position]
-            let skip = site == keptSite ? keptIndex : nil
-            bucket.forEachEvictionFact { index, rank, _ in
-                if index != skip { all.append((rank, position, index)) }
+        let occupied = sites.occupiedSlots
+        for slot in occupied {
+            let skip = slot == keptSlot ? keptIndex : nil
+            sites.cookies(inSlot: slot).forEachEvictionFact { index, rank, _ in
+                if index != skip { all.append((rank, slot, index)) }
             }
         }
         all.sort { $0.rank.evictsBefore($1.rank) }
-        var victims: [Dictionary<SiteKey, SiteCookies>.Index: IndexSet] = [:]
-        for candidate in all.prefix(max(0, count - target)) { victims[candidate.site, default: IndexSet()].insert(candidate.index) }
-        // Removed site by site in the dictionary's order, each site's in its order.
-        var emptied: [SiteKey] = []
-        for position in sites.indices {
-            guard let indices = victims[position] else { continue }
-            let removed = sites.values[position].remove(at: indices)
+        var victims: [Int: IndexSet] = [:]
+        for candidate in all.prefix(max(0, count - target)) { victims[candidate.slot, default: IndexSet()].insert(candidate.index) }
+        // Removed site by site in slot order, each site's in its order.
+        for slot in occupied {
+            guard let indices = victims[slot] else { continue }
+            let removed = sites.update(slot: slot) { $0.remove(at: indices) }
             count -= removed.count
             for c in removed { result.evicted.append(c); result.changes.append(.delete(c)) }
-            if sites.values[position].isEmpty { emptied.append(sites.keys[position]) }
         }
-        for site in emptied { sites.removeValue(forKey: site) }
     }
 
     // MARK: Reading (RFC 6265bis 5.8.3)
@@ -306,25 +309,26 @@ struct CookieJar {
     /// The cookies to send to `request` in `context` through `api`, in header order; marks them
     /// accessed. Calls `body` with them, read in place (a `Cookie` header needs only their
     /// names and values, not copies); `nil` for a site with no cookies.
-    mutating func withMatches<R>(_ request: CanonicalCookie.RequestBytes, url: URL, site: SiteKey, context: CookieRequestContext,
+    mutating func withMatches<R>(_ request: CanonicalCookie.RequestBytes, url: URL, slot: Int, context: CookieRequestContext,
                                  api: CookieAPI, now: Date, touched: inout [Cookie],
-                                 _ body: (SiteCookies.Matches) -> R) -> R? {
-        // Through the index: `sites[site]?.withMatches` moved the site's value out and back,
-        // copying it.
-        guard let index = sites.index(forKey: site) else { return nil }
-        return sites.values[index].withMatches(request, url: url, context: context, api: api, now: now, touched: &touched, body)
+                                 _ body: (SiteCookies.Matches) -> R) -> R {
+        sites.withCookies(inSlot: slot) { $0.withMatches(request, url: url, context: context, api: api, now: now, touched: &touched, body) }
     }
 
     /// Every cookie, in no particular order.
-    var all: [Cookie] { sites.values.flatMap(\.cookies) }
+    var all: [Cookie] {
+        var all: [Cookie] = []
+        all.reserveCapacity(count)
+        sites.forEach { _, bucket in all += bucket.cookies }
+        return all
+    }
 }
 
 extension CookieJar {
     /// Removes the expired cookies of one site; returns them.
     mutating func purgeExpired(site: SiteKey, now: Date) -> [Cookie] {
-        guard let index = sites.index(forKey: site), sites.values[index].hasExpiredCookie(at: now) else { return [] }
-        let removed = sites.values[index].removeExpired(at: now)
-        if sites.values[index].isEmpty { sites.remove(at: index) }
+        guard let slot = sites.slot(of: site)?.index, sites.cookies(inSlot: slot).hasExpiredCookie(at: now) else { return [] }
+        let removed = sites.update(slot: slot) { $0.removeExpired(at: now) }
         count -= removed.count
         return removed
     }
@@ -332,8 +336,10 @@ extension CookieJar {
     /// Removes every expired cookie; returns them.
     mutating func removeExpired(now: Date) -> [Cookie] {
         var removed: [Cookie] = []
-        for site in sites.compactMap({ $1.hasExpiredCookie(at: now) ? $0 : nil }) {
-            removed += purgeExpired(site: site, now: now)
+        for slot in sites.occupiedSlots where sites.cookies(inSlot: slot).hasExpiredCookie(at: now) {
+            let expired = sites.update(slot: slot) { $0.removeExpired(at: now) }
+            count -= expired.count
+            removed += expired
         }
         return removed
     }

@@ -139,11 +139,10 @@ public final class HTTPCookieStore: Sendable {
                 try refresh(&s)
                 guard allows(s.policy, url: url, context: context) else { return nil }
                 var touched: [Cookie] = []
-                // The site's key straight from the store's own table of hosts: no other lock, and
-                // one cache line read where the shared display-name cache read four.
-                let result = s.hosts.withSite(forHost: request.host) { site in
-                    s.jar.withMatches(request, url: url, site: site, context: context, api: api, now: now, touched: &touched, body)
-                }
+                // The site's slot straight from the store's own table of hosts: no other lock, and
+                // no dictionary read (see `HostSiteTable`).
+                guard let slot = s.hosts.slot(forHost: request.host, in: s.jar.sites) else { return nil }
+                let result = s.jar.withMatches(request, url: url, slot: slot, context: context, api: api, now: now, touched: &touched, body)
                 if !touched.isEmpty { s.touched += touched }
                 return result
             }

@@ -21,29 +21,37 @@ struct SiteKey: Hashable, Sendable {
 }
 
 /// Sites by host, for one cookie store's lookups, under the store's lock: an open-addressed
-/// table of 64-byte entries, each holding a host's bytes (up to `longestHostHeld`) beside its
-/// site's key. Finding a host reads one entry; the shared display-name cache (a dictionary of
-/// strings, behind its own lock) read its bucket, its key's bytes and its value apart, each a
-/// cache miss on a large store, and then the jar hashed the site's name. Longer hosts go to
-/// that cache every time.
+/// table of 64-byte entries, each holding a host's bytes (up to `longestHostHeld`) beside the
+/// slot of its site in the store's `SiteTable` and that slot's stamp. Finding a host reads one
+/// entry, and then the site's slot: no dictionary of names is read. The shared display-name
+/// cache (a dictionary of strings, behind its own lock) read its bucket, its key's bytes and its
+/// value apart, and then the jar's dictionary its bucket, key and value, each a cache miss on a
+/// large store. Longer hosts go that way every time.
 ///
-/// A host's site never changes (the public suffix list is built in), so entries are never
-/// wrong, only dropped: the table empties itself when it holds `limit` hosts.
+/// A host's site never changes (the public suffix list is built in), but its slot does: a site
+/// removed frees its slot, a host whose site had no cookies may get some. An entry whose stamp
+/// no longer matches (see `SiteTable`) is looked up again by the site's display name. The table
+/// empties itself when it holds `limit` hosts.
 ///
 /// Not thread-safe: its owner uses it only under its own lock (hence `@unchecked Sendable`).
 final class HostSiteTable: @unchecked Sendable {
     /// One host: `tag` (0 for a free entry) is the hash of `host` with its low bit set; `host`
-    /// holds the host's bytes, zero-padded, and their count in its last byte.
+    /// holds the host's bytes, zero-padded, and their count in its last byte. `slot` is the
+    /// site's slot, or -1 when the site had no cookies; `stamp` is then the table's `lastStamp`.
     private struct Entry {
         var tag: UInt64
-        var site: SiteKey
-        var host: (UInt64, UInt64, UInt64, UInt64)
+        var slot: Int
+        var stamp: UInt64
+        var host: Host
 
-        static let free = Entry(tag: 0, site: SiteKey(""), host: (0, 0, 0, 0))
+        static let free = Entry(tag: 0, slot: -1, stamp: 0, host: (0, 0, 0, 0, 0))
     }
 
+    /// A host's bytes as an entry holds them.
+    private typealias Host = (UInt64, UInt64, UInt64, UInt64, UInt64)
+
     /// Hosts of at most this many bytes are held.
-    static let longestHostHeld = 31
+    static let longestHostHeld = 39
     /// Hosts held before the table empties itself.
     let limit: Int
 
@@ -61,20 +69,37 @@ final class HostSiteTable: @unchecked Sendable {
 
     deinit { Self.free(entries, capacity) }
 
-    /// Calls `body` with the key of the site of `host` (a canonical host's bytes, as
-    /// `Site.canonicalHost` gives it), from the table or else from `Site.displayName(forHost:)`,
-    /// then held.
-    func withSite<R>(forHost host: UnsafeBufferPointer<UInt8>, _ body: (SiteKey) throws -> R) rethrows -> R {
-        guard let key = Self.key(host) else { return try body(SiteKey(Site.displayName(forHost: String(decoding: host, as: UTF8.self)))) }
+    /// The slot in `sites` of the site of `host` (a canonical host's bytes, as
+    /// `Site.canonicalHost` gives it), or `nil` when the site has no cookies: from the table
+    /// while its entry holds, else from the site's display name, then held.
+    func slot(forHost host: UnsafeBufferPointer<UInt8>, in sites: SiteTable) -> Int? {
+        guard let key = Self.key(host) else { return Self.slot(of: host, in: sites).index }
         let tag = Self.tag(of: key)
         var i = Int(truncatingIfNeeded: tag >> 1) & (capacity - 1)
         while entries[i].tag != 0 {
-            if entries[i].tag == tag && entries[i].host == key { return try body(entries[i].site) }
+            if entries[i].tag == tag && entries[i].host == key {
+                let entry = entries[i]
+                if entry.slot >= 0 ? sites.holds(entry.slot, stamp: entry.stamp) : entry.stamp == sites.lastStamp {
+                    return entry.slot >= 0 ? entry.slot : nil
+                }
+                // The site's slot moved, or a site got its first cookies: found again.
+                let (slot, stamp) = Self.slot(of: host, in: sites)
+                entries[i].slot = slot ?? -1
+                entries[i].stamp = stamp
+                return slot
+            }
             i = (i + 1) & (capacity - 1)
         }
+        let (slot, stamp) = Self.slot(of: host, in: sites)
+        insert(Entry(tag: tag, slot: slot ?? -1, stamp: stamp, host: key))
+        return slot
+    }
+
+    /// The slot of `host`'s site found by its display name, and the stamp an entry holds for it.
+    private static func slot(of host: UnsafeBufferPointer<UInt8>, in sites: SiteTable) -> (index: Int?, stamp: UInt64) {
         let site = SiteKey(Site.displayName(forHost: String(decoding: host, as: UTF8.self)))
-        insert(Entry(tag: tag, site: site, host: key))
-        return try body(site)
+        guard let (index, stamp) = sites.slot(of: site) else { return (nil, sites.lastStamp) }
+        return (index, stamp)
     }
 
     private func insert(_ entry: Entry) {
@@ -102,9 +127,9 @@ final class HostSiteTable: @unchecked Sendable {
     }
 
     /// The host's bytes as an entry holds them, or `nil` when it is too long.
-    private static func key(_ host: UnsafeBufferPointer<UInt8>) -> (UInt64, UInt64, UInt64, UInt64)? {
+    private static func key(_ host: UnsafeBufferPointer<UInt8>) -> Host? {
         guard host.count <= longestHostHeld else { return nil }
-        var key: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        var key: Host = (0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &key) { raw in
             if let base = host.baseAddress { raw.baseAddress!.copyMemory(from: base, byteCount: host.count) }
             raw[longestHostHeld] = UInt8(host.count)
@@ -114,13 +139,14 @@ final class HostSiteTable: @unchecked Sendable {
 
     /// The key's hash with its low bit set: each word folded in by a full-width multiply, from
     /// a seed drawn once per process (so that hosts cannot be chosen to collide without it).
-    /// `Hasher` (SipHash) over the four words was a thirtieth of a lookup's instructions.
-    private static func tag(of key: (UInt64, UInt64, UInt64, UInt64)) -> UInt64 {
+    /// `Hasher` (SipHash) over the words was a thirtieth of a lookup's instructions.
+    private static func tag(of key: Host) -> UInt64 {
         var hash = seed
         hash = mix(hash ^ key.0)
         hash = mix(hash ^ key.1)
         hash = mix(hash ^ key.2)
         hash = mix(hash ^ key.3)
+        hash = mix(hash ^ key.4)
         return mix(hash) | 1
     }
 
