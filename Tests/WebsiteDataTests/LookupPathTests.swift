@@ -9,9 +9,9 @@ import Testing
     static func sites(_ names: some Sequence<String>) -> SiteTable {
         var table = SiteTable()
         for name in names {
-            var (slot, cookies) = table.checkOut(SiteKey(name))
-            cookies.append(Cookie(name: "n", value: "v", domain: name, created: Date()))
-            table.checkIn(slot, cookies)
+            var site = table.checkOut(SiteKey(name))
+            site.cookies.append(Cookie(name: "n", value: "v", domain: name, created: Date()))
+            table.checkIn(site)
         }
         return table
     }
@@ -48,9 +48,9 @@ import Testing
             }
             for name in names where Int.random(in: 0..<3, using: &random) == 0 {
                 if sites.removeValue(forKey: SiteKey(name)) == nil {
-                    var (slot, cookies) = sites.checkOut(SiteKey(name))
-                    cookies.append(Cookie(name: "n", value: "v", domain: name, created: Date()))
-                    sites.checkIn(slot, cookies)
+                    var site = sites.checkOut(SiteKey(name))
+                    site.cookies.append(Cookie(name: "n", value: "v", domain: name, created: Date()))
+                    sites.checkIn(site)
                 }
                 stale += 1
             }

@@ -58,9 +58,9 @@ struct CookieJar {
         let site = SiteKey(cookie.site)
         // Taken out of its slot so that changing it does not copy it, then put back (a site
         // left without cookies leaves the table).
-        var (slot, bucket) = sites.checkOut(site)
-        let outcome = insert(&cookie, into: &bucket, deletes: deletes, fromSecureOrigin: fromSecureOrigin, api: api, now: now, evict: evict)
-        sites.checkIn(slot, bucket)
+        var bucket = sites.checkOut(site)
+        let outcome = insert(&cookie, into: &bucket.cookies, deletes: deletes, fromSecureOrigin: fromSecureOrigin, api: api, now: now, evict: evict)
+        sites.checkIn(bucket)
         guard !deletes, case .success(var result) = outcome else { return outcome }
         if evict && count > limits.maxTotal { evictGlobally(now: now, keeping: cookie, into: &result) }
         return .success(result)
@@ -143,17 +143,17 @@ struct CookieJar {
         var bySite: [SiteKey: [LoggedCookie]] = [:]
         for change in changes { bySite[SiteKey(change.cookie.site), default: []].append(change) }
         for (site, siteChanges) in bySite {
-            var (slot, bucket) = sites.checkOut(site)
-            if siteChanges.count * bucket.count <= Self.scanLimit {
-                for change in siteChanges { Self.apply(change, to: &bucket, count: &count) }
+            var bucket = sites.checkOut(site)
+            if siteChanges.count * bucket.cookies.count <= Self.scanLimit {
+                for change in siteChanges { Self.apply(change, to: &bucket.cookies, count: &count) }
             } else {
                 // Many changes to a large site: applied to its cookies through an index, and the
                 // site built again once.
-                let before = bucket.count
-                bucket = SiteCookies(Self.applying(siteChanges, to: bucket.cookies))
-                count += bucket.count - before
+                let before = bucket.cookies.count
+                bucket.cookies = SiteCookies(Self.applying(siteChanges, to: bucket.cookies.cookies))
+                count += bucket.cookies.count - before
             }
-            sites.checkIn(slot, bucket)
+            sites.checkIn(bucket)
         }
         return Set(bySite.keys.map(\.name))
     }
@@ -239,8 +239,8 @@ struct CookieJar {
         var result = Insertion()
         for slot in sites.occupiedSlots where sites.cookies(inSlot: slot).count > limits.maxPerSite {
             var bucket = sites.checkOut(slot: slot)
-            evictFromSite(&bucket, now: now, keeping: nil, into: &result)
-            sites.checkIn(slot, bucket)
+            evictFromSite(&bucket.cookies, now: now, keeping: nil, into: &result)
+            sites.checkIn(bucket)
         }
         if count > limits.maxTotal { evictGlobally(now: now, keeping: nil, into: &result) }
         return result.evicted
@@ -327,7 +327,13 @@ struct CookieJar {
 extension CookieJar {
     /// Removes the expired cookies of one site; returns them.
     mutating func purgeExpired(site: SiteKey, now: Date) -> [Cookie] {
-        guard let slot = sites.slot(of: site)?.index, sites.cookies(inSlot: slot).hasExpiredCookie(at: now) else { return [] }
+        guard let slot = sites.slot(of: site)?.index else { return [] }
+        return purgeExpired(slot: slot, now: now)
+    }
+
+    /// Removes the expired cookies in one slot; returns them.
+    private mutating func purgeExpired(slot: Int, now: Date) -> [Cookie] {
+        guard sites.cookies(inSlot: slot).hasExpiredCookie(at: now) else { return [] }
         let removed = sites.update(slot: slot) { $0.removeExpired(at: now) }
         count -= removed.count
         return removed
@@ -336,11 +342,7 @@ extension CookieJar {
     /// Removes every expired cookie; returns them.
     mutating func removeExpired(now: Date) -> [Cookie] {
         var removed: [Cookie] = []
-        for slot in sites.occupiedSlots where sites.cookies(inSlot: slot).hasExpiredCookie(at: now) {
-            let expired = sites.update(slot: slot) { $0.removeExpired(at: now) }
-            count -= expired.count
-            removed += expired
-        }
+        for slot in sites.occupiedSlots { removed += purgeExpired(slot: slot, now: now) }
         return removed
     }
 }

@@ -71,33 +71,46 @@ struct SiteTable {
         try body(&slots[index].cookies)
     }
 
-    /// Takes a site's cookies out of its slot (a new site's slot starts with none), so that they
-    /// can be changed without copying them while the table is free; `checkIn` puts them back.
-    mutating func checkOut(_ key: SiteKey) -> (slot: Int, cookies: SiteCookies) {
-        let index = slotOf[key] ?? take(key, SiteCookies())
-        return (index, checkOut(slot: index))
+    /// A site's cookies taken out of the table (see `checkOut`), to be changed without copying
+    /// them, then put back by `checkIn`.
+    struct CheckedOut {
+        let key: SiteKey
+        /// The site's slot; `nil` for a site without cookies, which takes one only if it gets some.
+        let slot: Int?
+        var cookies: SiteCookies
     }
 
-    /// Takes the cookies of slot `index` out of it (see `checkOut(_:)`).
-    mutating func checkOut(slot index: Int) -> SiteCookies {
-        precondition(slots[index].key != nil, "a free slot")
+    /// Takes a site's cookies out of its slot (none for a new site, which has no slot yet).
+    mutating func checkOut(_ key: SiteKey) -> CheckedOut {
+        guard let index = slotOf[key] else { return CheckedOut(key: key, slot: nil, cookies: SiteCookies()) }
+        return checkOut(slot: index)
+    }
+
+    /// Takes the cookies of slot `index` out of it.
+    mutating func checkOut(slot index: Int) -> CheckedOut {
+        guard let key = slots[index].key else { preconditionFailure("a free slot") }
         var cookies = SiteCookies()
         swap(&cookies, &slots[index].cookies)
-        return cookies
+        return CheckedOut(key: key, slot: index, cookies: cookies)
     }
 
-    /// Puts cookies taken out by `checkOut` back in their slot; a site left without cookies is
-    /// removed.
-    mutating func checkIn(_ index: Int, _ cookies: SiteCookies) {
-        slots[index].cookies = cookies
-        if cookies.isEmpty { release(index) }
+    /// Puts cookies taken out by `checkOut` back: a new site with cookies takes a slot (and a
+    /// stamp), a site left without cookies is removed, and one that stays without takes nothing
+    /// (so hosts remembered without a site stay valid).
+    mutating func checkIn(_ site: CheckedOut) {
+        guard let index = site.slot else {
+            if !site.cookies.isEmpty { take(site.key, site.cookies) }
+            return
+        }
+        slots[index].cookies = site.cookies
+        if site.cookies.isEmpty { release(index) }
     }
 
-    /// Changes the cookies in slot `index` in place; a site left without cookies is removed.
+    /// Changes the cookies in slot `index` in place (through `checkOut` and `checkIn`).
     mutating func update<R>(slot index: Int, _ body: (inout SiteCookies) throws -> R) rethrows -> R {
-        precondition(slots[index].key != nil, "a free slot")
-        defer { if slots[index].cookies.isEmpty { release(index) } }
-        return try body(&slots[index].cookies)
+        var site = checkOut(slot: index)
+        defer { checkIn(site) }
+        return try body(&site.cookies)
     }
 
     /// Removes a site; returns its cookies.
