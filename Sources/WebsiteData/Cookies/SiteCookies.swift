@@ -9,9 +9,9 @@ import Foundation
 /// are plain values; the header is copied from the buffer. A lookup reads no string of its own:
 /// on a large store each string read was a cache miss, and most of a lookup's time. Each cookie
 /// also has a key (16 bytes: its place, flags, expiry, SameSite), and the site a list of its
-/// distinct places (domain, path, host-only): on a site of more than `smallSite` cookies, a lookup
-/// scans the keys, tests each place once, and reads the facts only of the cookies it sends. Finding a cookie by
-/// key compares numbers before bytes.
+/// distinct places (domain, path, host-only): on a site of more than `smallSite` cookies, a
+/// lookup scans the keys, tests each place once, and reads the facts only of the cookies it
+/// sends. Finding a cookie by key compares numbers before bytes.
 ///
 /// Every change goes through this type, which keeps the facts in step with the cookies.
 struct SiteCookies {
@@ -26,7 +26,7 @@ struct SiteCookies {
     /// when it is sent.
     private var keys: [Key] = []
     /// The distinct (domain, path, host-only) combinations of the site's cookies, mostly once
-    /// each (see `place(of:)`); a lookup tests each that its cookies use once.
+    /// each (see `makeKey`); a lookup tests each that its cookies use once.
     private(set) var places: [Place] = []
     /// UTF-8: each distinct domain and path, and each cookie's pair (`value` alone for a
     /// nameless cookie) up to `longestPairKept` bytes. A cookie added with a domain or path
@@ -420,30 +420,7 @@ struct SiteCookies {
                             n += 1
                         }
                     }
-                    // Header order: longer paths first, then earlier creation (index order
-                    // for equal times keeps the sort's result independent of its algorithm).
-                    func before(_ a: Int, _ b: Int) -> Bool {
-                        let fa = facts[a], fb = facts[b]
-                        if fa.pathLength != fb.pathLength { return fa.pathLength > fb.pathLength }
-                        if fa.created != fb.created { return fa.created < fb.created }
-                        return a < b
-                    }
-                    if n <= Self.insertionSortLimit {
-                        // A request sends few cookies: sorted in place, with no call
-                        // into the standard library's sort and its set-up.
-                        for j in stride(from: 1, to: n, by: 1) {
-                            let moving = found[j]
-                            var k = j
-                            while k > 0 && before(moving, found[k - 1]) {
-                                found[k] = found[k - 1]
-                                k -= 1
-                            }
-                            found[k] = moving
-                        }
-                    } else {
-                        var order = UnsafeMutableBufferPointer(rebasing: found[..<n])
-                        order.sort(by: before)
-                    }
+                    Self.sortInHeaderOrder(UnsafeMutableBufferPointer(rebasing: found[..<n]), facts)
                     return n
                 }
             }
@@ -468,8 +445,35 @@ struct SiteCookies {
         }
     }
 
-    /// Calls `body` with the site's facts, keys, places and bytes, in place. Always inlined: a
-    /// lookup's closures would otherwise copy their context at each call.
+    /// Puts a lookup's matches in header order: longer paths first, then earlier creation (index
+    /// order for equal times keeps the result independent of the algorithm).
+    private static func sortInHeaderOrder(_ found: UnsafeMutableBufferPointer<Int>, _ facts: UnsafeBufferPointer<Facts>) {
+        func before(_ a: Int, _ b: Int) -> Bool {
+            let fa = facts[a], fb = facts[b]
+            if fa.pathLength != fb.pathLength { return fa.pathLength > fb.pathLength }
+            if fa.created != fb.created { return fa.created < fb.created }
+            return a < b
+        }
+        guard found.count > insertionSortLimit else {
+            // A request sends few cookies: sorted in place, with no call into the standard
+            // library's sort and its set-up.
+            for j in stride(from: 1, to: found.count, by: 1) {
+                let moving = found[j]
+                var k = j
+                while k > 0 && before(moving, found[k - 1]) {
+                    found[k] = found[k - 1]
+                    k -= 1
+                }
+                found[k] = moving
+            }
+            return
+        }
+        var order = found
+        order.sort(by: before)
+    }
+
+    /// Calls `body` with the site's facts, keys, places and bytes, in place. Always inlined, as
+    /// the lookup's other helpers are (see `Site.withRequestBytes`).
     @inline(__always)
     private func withTables<R>(_ body: (UnsafeBufferPointer<Facts>, UnsafeBufferPointer<Key>, UnsafeBufferPointer<Place>,
                                         UnsafeBufferPointer<UInt8>) -> R) -> R {
