@@ -69,13 +69,7 @@ enum HTTPBench {
         let emptyClient = try HTTPClient(store: empty, configuration: configuration)
         let sent = try cookiesSent(full, urls)
         let plain = urls.map { HTTPRequest(url: $0) }
-        // The same requests carrying, as their own field, the Cookie header the full store
-        // sends: what sending those cookies costs the client, libcurl, the kernel and the
-        // server, without the store's work.
-        let given = try urls.map { url -> HTTPRequest in
-            HTTPRequest(url: url, headers: try full.httpCookieStore.cookieHeader(for: url, context: asHTTPClientAsks(url))
-                .map { [HTTPHeaderField("Cookie", $0)] } ?? [])
-        }
+        let given = try Self.requests(urls, givenTheHeadersOf: full)
 
         progress("http: \(passes) passes of \(requests.grouped) requests (8 at a time): empty store, empty store given the headers, \(config.big.cookies.grouped)-cookie store, interleaved")
         // Warm up the clients (connections, the server, page cache).
@@ -92,7 +86,7 @@ enum HTTPBench {
             // header of every hop, as HTTPClient asks for it (a top-level navigation whose
             // top-level site is the hop's URL), in thread CPU time as the lookup section times.
             let start = threadCPUTime()
-            for url in urls { keep(try full.httpCookieStore.cookieHeader(for: url, context: asHTTPClientAsks(url))) }
+            try lookupsAsHTTPClientAsks(urls, full.httpCookieStore)
             let headerTime = Double(threadCPUTime() - start) / Double(urls.count)
             headerTimes.append(headerTime)
             headerShares.append(headerTime / (1e9 / store.rates.last!))
@@ -146,6 +140,21 @@ enum HTTPBench {
     /// whose top-level site is the URL itself.
     static func asHTTPClientAsks(_ url: URL) -> CookieRequestContext {
         CookieRequestContext(topLevelSite: url, method: "GET", isNavigation: true)
+    }
+
+    /// The `Cookie` header of each URL as `HTTPClient` asks for it.
+    static func lookupsAsHTTPClientAsks(_ urls: [URL], _ engine: HTTPCookieStore) throws {
+        for url in urls { keep(try engine.cookieHeader(for: url, context: asHTTPClientAsks(url))) }
+    }
+
+    /// Requests for `urls` carrying, as their own field, the `Cookie` header `store` sends for
+    /// each: what sending those cookies costs the client, libcurl, the kernel and the server,
+    /// without the store's work.
+    static func requests(_ urls: [URL], givenTheHeadersOf store: WebsiteDataStore) throws -> [HTTPRequest] {
+        try urls.map { url in
+            HTTPRequest(url: url, headers: try store.httpCookieStore.cookieHeader(for: url, context: asHTTPClientAsks(url))
+                .map { [HTTPHeaderField("Cookie", $0)] } ?? [])
+        }
     }
 
     /// Sends every request, 8 at a time, and waits.

@@ -13,17 +13,11 @@ import WebsiteDataHTTP
 /// line of the store cold, as after a request): the URL's host, its display name, the header,
 /// and the header again (warm).
 enum ProfileLoop {
-    /// The `Cookie` header of each URL as `HTTPClient` asks for it: a navigation whose
-    /// top-level site is the URL itself.
-    static func lookupsAsHTTPClientAsks(_ urls: [URL], _ engine: HTTPCookieStore) throws {
-        for url in urls { keep(try engine.cookieHeader(for: url, context: HTTPBench.asHTTPClientAsks(url))) }
-    }
-
-    /// `lookupsAsHTTPClientAsks` after the first round, in a function of its own:
+    /// `HTTPBench.lookupsAsHTTPClientAsks` after the first round, in a function of its own:
     /// `valgrind --toggle-collect='*ProfileLoop*steadyLookups*'` counts only these.
     @inline(never)
     static func steadyLookups(_ urls: [URL], _ engine: HTTPCookieStore) throws {
-        try lookupsAsHTTPClientAsks(urls, engine)
+        try HTTPBench.lookupsAsHTTPClientAsks(urls, engine)
     }
 
     /// A store (in `directory`, or non-persistent) holding the big data set's cookies.
@@ -78,13 +72,8 @@ enum ProfileLoop {
             var requests = urls.map { HTTPRequest(url: $0) }
             if what != "http-empty" {
                 let loaded = try loadedStore(data, config, directory: what == "http" ? directory : nil)
-                if what == "http-given" {
-                    // The full store's Cookie headers, given to requests through an empty store.
-                    requests = try urls.map { url in
-                        HTTPRequest(url: url, headers: try loaded.httpCookieStore.cookieHeader(for: url, context: HTTPBench.asHTTPClientAsks(url))
-                            .map { [HTTPHeaderField("Cookie", $0)] } ?? [])
-                    }
-                }
+                // The full store's Cookie headers, given to requests through an empty store.
+                if what == "http-given" { requests = try HTTPBench.requests(urls, givenTheHeadersOf: loaded) }
             }
             let store = try WebsiteDataStore(directory: directory)
             let server = try HTTPBench.LoopbackServer()
@@ -110,7 +99,7 @@ enum ProfileLoop {
             while now() < deadline {
                 if what == "lookup-http" {
                     // The first round finds hosts not seen yet.
-                    if rounds == 0 { try lookupsAsHTTPClientAsks(http, engine) } else { try steadyLookups(http, engine) }
+                    if rounds == 0 { try HTTPBench.lookupsAsHTTPClientAsks(http, engine) } else { try steadyLookups(http, engine) }
                 } else {
                     for url in data.lookups { keep(try engine.cookieHeader(for: url)) }
                 }
