@@ -2,28 +2,28 @@ import Foundation
 
 /// The cookies of one site (display name), with a compact copy of what finding them reads.
 ///
-/// Beside the cookies, in the same order, each cookie's facts: flags, expiry, creation and access
-/// times, a hash of its name, and where its domain, path and `Cookie` header pair (`name=value`)
-/// are in the site's byte buffer. Equal domains and paths are mostly kept once in the buffer
-/// (see `find`), so a lookup tests each distinct one about once and then scans the facts, which
-/// are plain values; the header is copied from the buffer. A lookup reads no string of its own:
-/// on a large store each string read was a cache miss, and most of a lookup's time. Each cookie
-/// also has a key (16 bytes: its place, flags, expiry, SameSite), and the site a list of its
-/// distinct places (domain, path, host-only): on a site of more than `smallSite` cookies, a
-/// lookup scans the keys, tests each place once, and reads the facts only of the cookies it
-/// sends. Finding a cookie by key compares numbers before bytes.
+/// Beside the cookies, in the same order, each cookie's facts: flags, expiry, creation time, a
+/// hash of its name, and where its domain, path and `Cookie` header pair (`name=value`) are in
+/// the site's byte buffer. Equal domains and paths are mostly kept once in the buffer (see
+/// `find`). Finding a cookie by key compares the facts' numbers before bytes.
+///
+/// A lookup reads no string and no facts: each cookie also has a key (32 bytes: its place,
+/// flags, expiry, SameSite, last-access time, where its pair is, and its rank in header order),
+/// and the site a list of its distinct places (domain, path, host-only). A lookup scans the
+/// keys, tests each place once, puts what it sends in header order by rank, and copies their
+/// pairs from the buffer. On a large store each string or facts line read was a cache miss,
+/// and most of a lookup's time; so was sorting the cookies it sends by path and creation time.
 ///
 /// Every change goes through this type, which keeps the facts in step with the cookies.
 struct SiteCookies {
-    /// The cookies, in insertion order, but for their last-access times, which are the facts'
-    /// (a lookup writes only the facts: writing to each cookie sent was a cache miss apiece,
+    /// The cookies, in insertion order, but for their last-access times, which are the keys'
+    /// (a lookup writes only the keys: writing to each cookie sent was a cache miss apiece,
     /// waited for when the store's lock is released). Read them through `cookies` and `cookie(at:)`.
     private var stored: [Cookie] = []
     /// `facts[i]` describes `stored[i]`.
     private var facts: [Facts] = []
-    /// `keys[i]`: what a lookup tests of `stored[i]`, 16 bytes apiece (its place, flags, expiry
-    /// and SameSite), so that a large site's scan reads few cache lines, and a cookie's facts only
-    /// when it is sent.
+    /// `keys[i]`: all a lookup reads and writes of `stored[i]`, 32 bytes apiece, so that its
+    /// scan reads the keys in order and nothing else of a cookie but its pair.
     private var keys: [Key] = []
     /// The distinct (domain, path, host-only) combinations of the site's cookies, mostly once
     /// each (see `makeKey`); a lookup tests each that its cookies use once.
@@ -41,15 +41,12 @@ struct SiteCookies {
     /// of reading it, and a second copy of every long value is memory for nothing.
     static let longestPairKept = 256
 
-    /// What a lookup and a search by key read of one cookie.
+    /// What a search by key and keeping the keys read of one cookie.
     struct Facts {
         /// Expiry as seconds since the reference date; infinity for a session cookie.
         var expires: Double
         /// Creation time as seconds since the reference date.
         var created: Double
-        /// The cookie's last-access time, likewise, and the one that counts: a lookup moves it on
-        /// here, where its cache line already is, and not in the cookie (see `stored`).
-        var lastAccess: Double
         /// FNV-1a of the name's bytes.
         var nameHash: UInt32
         /// Where the domain's bytes start in `bytes` (equal domains mostly at one offset).
@@ -96,18 +93,33 @@ struct SiteCookies {
         }
     }
 
-    /// What a lookup reads of every cookie of a site of more than `smallSite` cookies: its place
-    /// (an index in `places`), and its flags, expiry and SameSite (as in `Facts`).
+    /// What a lookup reads and writes of a cookie: its place (an index in `places`), its flags,
+    /// expiry and SameSite and where its pair is (as in `Facts`), its last-access time, and its
+    /// rank in header order.
     struct Key {
         /// As in `Facts`.
         var expires: Double
+        /// The cookie's last-access time as seconds since the reference date, and the one that
+        /// counts: a lookup moves it on here, where its cache line already is (see `stored`).
+        var lastAccess: Double
         var place: UInt32
+        /// As in `Facts`: `Facts.notKept` for a pair read from the cookie itself.
+        var pair: UInt32
+        /// The cookie's place among the site's in `Cookie` header order (`goesBefore`): the
+        /// ranks of a site's cookies are 0 to count - 1, each once.
+        var rank: UInt32
+        /// The pair's length in bytes when it is kept (at most `longestPairKept`), else 0.
+        var pairLength: UInt16
         var flags: UInt8
         var sameSite: CookieSameSite
 
-        init(_ fact: Facts, place: Int) {
+        init(_ fact: Facts, place: Int, lastAccess: Double) {
             expires = fact.expires
+            self.lastAccess = lastAccess
             self.place = UInt32(place)
+            pair = fact.pair
+            rank = 0
+            pairLength = fact.pair == Facts.notKept ? 0 : UInt16(fact.pairLength)
             flags = fact.flags
             sameSite = fact.sameSite
         }
@@ -125,7 +137,8 @@ struct SiteCookies {
             let pair = cookie.name.utf8.count + 1 + cookie.value.utf8.count
             return total + (pair <= Self.longestPairKept ? pair : 0) + cookie.domain.utf8.count + cookie.path.utf8.count
         })
-        for cookie in cookies { append(cookie) }
+        for cookie in cookies { appendUnranked(cookie) }
+        rankAll()
     }
 
     var count: Int { stored.count }
@@ -137,12 +150,12 @@ struct SiteCookies {
     /// The cookie at `index`.
     func cookie(at index: Int) -> Cookie {
         var cookie = stored[index]
-        cookie.lastAccess = Date(timeIntervalSinceReferenceDate: facts[index].lastAccess)
+        cookie.lastAccess = Date(timeIntervalSinceReferenceDate: keys[index].lastAccess)
         return cookie
     }
 
     /// The last-access time of the cookie at `index`.
-    func lastAccess(at index: Int) -> Date { Date(timeIntervalSinceReferenceDate: facts[index].lastAccess) }
+    func lastAccess(at index: Int) -> Date { Date(timeIntervalSinceReferenceDate: keys[index].lastAccess) }
 
     /// Whether a cookie has expired at `date` (read from the facts: no cookie is copied).
     func hasExpiredCookie(at date: Date) -> Bool {
@@ -175,7 +188,7 @@ struct SiteCookies {
     /// reference date; infinity for a session cookie), read from the facts.
     func forEachEvictionFact(_ body: (Int, EvictionRank, Double) -> Void) {
         for i in facts.indices {
-            body(i, EvictionRank(isSecure: facts[i].flags & Facts.secure != 0, lastAccess: facts[i].lastAccess), facts[i].expires)
+            body(i, EvictionRank(isSecure: facts[i].flags & Facts.secure != 0, lastAccess: keys[i].lastAccess), facts[i].expires)
         }
     }
 
@@ -188,20 +201,28 @@ struct SiteCookies {
 
     /// Appends a cookie. Its domain and path share the storage of equal ones already held.
     mutating func append(_ cookie: Cookie) {
+        appendUnranked(cookie)
+        insertRank(of: keys.count - 1)
+    }
+
+    /// Appends a cookie with rank 0, for `rankAll` to rank.
+    private mutating func appendUnranked(_ cookie: Cookie) {
         var cookie = cookie
         let fact = makeFacts(&cookie)
         stored.append(cookie)
         facts.append(fact)
-        keys.append(makeKey(fact))
+        keys.append(makeKey(fact, lastAccess: cookie.lastAccess))
     }
 
     /// Replaces the cookie at `index`.
     mutating func replace(at index: Int, with cookie: Cookie) {
         var cookie = cookie
         unusedBytes += facts[index].heldBytes
+        removeRank(of: index)
         facts[index] = makeFacts(&cookie)
-        keys[index] = makeKey(facts[index])
+        keys[index] = makeKey(facts[index], lastAccess: cookie.lastAccess)
         stored[index] = cookie
+        insertRank(of: index)
         compactIfSparse()
     }
 
@@ -210,6 +231,7 @@ struct SiteCookies {
     mutating func remove(at index: Int) -> Cookie {
         unusedBytes += facts[index].heldBytes
         let removed = cookie(at: index)
+        removeRank(of: index)
         facts.remove(at: index)
         keys.remove(at: index)
         stored.remove(at: index)
@@ -238,6 +260,7 @@ struct SiteCookies {
         stored = keptCookies
         facts = keptFacts
         keys = keptKeys
+        rankAll()
         compactIfSparse()
         return removed
     }
@@ -252,7 +275,7 @@ struct SiteCookies {
     /// Moves the last-access time of the cookie at `index` on (nothing a lookup tests changes).
     mutating func setLastAccess(_ date: Date, at index: Int) {
         stored[index].lastAccess = date
-        facts[index].lastAccess = date.timeIntervalSinceReferenceDate
+        keys[index].lastAccess = date.timeIntervalSinceReferenceDate
     }
 
     /// The index of the cookie with `cookie`'s key (name, domain, host-only, path, partition), if held.
@@ -302,11 +325,11 @@ struct SiteCookies {
 
     /// The cookies a lookup found, in header order, read in place while the site is locked.
     struct Matches {
-        /// The site's cookies, reached only for what the facts and bytes do not hold (a copy,
-        /// a pair longer than `longestPairKept`): a header read from the bytes alone does not
+        /// The site's cookies, reached only for what the keys and bytes do not hold (a copy, a
+        /// pair longer than `longestPairKept`): a header read from the bytes alone does not
         /// touch the cookies' array, a cache miss on a large store.
         fileprivate let all: UnsafePointer<[Cookie]>?
-        fileprivate let facts: UnsafeBufferPointer<Facts>
+        fileprivate let keys: UnsafeBufferPointer<Key>
         fileprivate let bytes: UnsafeBufferPointer<UInt8>
         /// Indices into the site's cookies.
         let indices: UnsafeBufferPointer<Int>
@@ -315,7 +338,7 @@ struct SiteCookies {
         var cookies: [Cookie] {
             indices.map { i in
                 var cookie = all!.pointee[i]
-                cookie.lastAccess = Date(timeIntervalSinceReferenceDate: facts[i].lastAccess)
+                cookie.lastAccess = Date(timeIntervalSinceReferenceDate: keys[i].lastAccess)
                 return cookie
             }
         }
@@ -324,7 +347,10 @@ struct SiteCookies {
         var header: String? {
             guard !indices.isEmpty, let bytes = bytes.baseAddress else { return nil }
             var length = 2 * (indices.count - 1)
-            for i in indices { length += Int(facts[i].pairLength) }
+            for i in indices {
+                let key = keys[i]
+                length += key.pair == Facts.notKept ? Self.pairLength(all!.pointee[i]) : Int(key.pairLength)
+            }
             return String(unsafeUninitializedCapacity: length) { buffer in
                 var at = buffer.baseAddress!
                 for (n, i) in indices.enumerated() {
@@ -333,16 +359,22 @@ struct SiteCookies {
                         at[1] = UInt8(ascii: " ")
                         at += 2
                     }
-                    let fact = facts[i]
-                    if fact.pair == Facts.notKept {
+                    let key = keys[i]
+                    if key.pair == Facts.notKept {
                         at = Self.copy(all!.pointee[i].pair, to: at)
                     } else {
-                        at.update(from: bytes + Int(fact.pair), count: Int(fact.pairLength))
-                        at += Int(fact.pairLength)
+                        at.update(from: bytes + Int(key.pair), count: Int(key.pairLength))
+                        at += Int(key.pairLength)
                     }
                 }
                 return at - buffer.baseAddress!
             }
+        }
+
+        /// The length in bytes of `cookie.pair`, without making it.
+        private static func pairLength(_ cookie: Cookie) -> Int {
+            let name = cookie.name.utf8.count
+            return (name > 0 ? name + 1 : 0) + cookie.value.utf8.count
         }
 
         private static func copy(_ string: String, to destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
@@ -364,103 +396,79 @@ struct SiteCookies {
         let nowSeconds = now.timeIntervalSinceReferenceDate
         let excluded = (request.isSecureOrigin ? 0 : Facts.secure) | (api == .nonHTTP ? Facts.httpOnly : 0)
         let host = request.host, path = request.path
-        guard !facts.isEmpty else {
-            return body(Matches(all: nil, facts: UnsafeBufferPointer(start: nil, count: 0),
+        guard !keys.isEmpty else {
+            return body(Matches(all: nil, keys: UnsafeBufferPointer(start: nil, count: 0),
                                 bytes: UnsafeBufferPointer(start: nil, count: 0), indices: UnsafeBufferPointer(start: nil, count: 0)))
         }
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: facts.count) { found in
+        return withUnsafeTemporaryAllocation(of: Int.self, capacity: keys.count) { found in
             let n = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: places.count) { tested in
                 // Each place is tested the first time a cookie not excluded by its flags has it.
                 tested.initialize(repeating: Self.untested)
-                return withTables { facts, keys, places, bytes in
+                return withTables { keys, places, bytes in
                     var tests = Tests(host: host, path: path, bytes: bytes.baseAddress!)
                     var n = 0
                     var sameSite: Bool?
                     var topLevelKey: String?
-                    // What is left to test once a cookie's flags and place match.
-                    func admits(_ i: Int, expires: Double, sameSite policy: CookieSameSite, flags: UInt8) -> Bool {
-                        guard expires > nowSeconds else { return false }
-                        if policy != .none {
+                    for i in keys.indices {
+                        let key = keys[i]
+                        guard key.flags & excluded == 0, key.expires > nowSeconds else { continue }
+                        let place = Int(key.place)
+                        var matches = tested[place]
+                        if matches == Self.untested {
+                            matches = tests.matches(places[place]) ? 1 : 0
+                            tested[place] = matches
+                        }
+                        guard matches != 0 else { continue }
+                        if key.sameSite != .none {
                             let same = sameSite ?? context.isSameSite(url)
                             sameSite = same
                             if !same {
-                                if policy == .strict { return false }
-                                if !(context.isNavigation && context.isSafeMethod && api == .http) { return false }
+                                if key.sameSite == .strict { continue }
+                                if !(context.isNavigation && context.isSafeMethod && api == .http) { continue }
                             }
                         }
-                        if flags & Facts.partitioned != 0 {
-                            let key = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?.description ?? "")
-                            topLevelKey = key
-                            if stored[i].partitionKey != key { return false }
+                        if key.flags & Facts.partitioned != 0 {
+                            let partition = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?.description ?? "")
+                            topLevelKey = partition
+                            if stored[i].partitionKey != partition { continue }
                         }
-                        return true
+                        found[n] = i
+                        n += 1
                     }
-                    if keys.count > Self.smallSite {
-                        // Keys only: a cookie's facts are read when it is sent.
-                        for i in keys.indices {
-                            let key = keys[i]
-                            guard key.flags & excluded == 0 else { continue }
-                            let place = Int(key.place)
-                            var matches = tested[place]
-                            if matches == Self.untested {
-                                matches = tests.matches(places[place]) ? 1 : 0
-                                tested[place] = matches
-                            }
-                            guard matches != 0, admits(i, expires: key.expires, sameSite: key.sameSite, flags: key.flags) else { continue }
-                            found[n] = i
-                            n += 1
-                        }
-                    } else {
-                        // A small site's facts take fewer cache lines than its keys and places.
-                        for i in facts.indices {
-                            let fact = facts[i]
-                            guard fact.flags & excluded == 0, tests.matches(Place(fact)),
-                                  admits(i, expires: fact.expires, sameSite: fact.sameSite, flags: fact.flags) else { continue }
-                            found[n] = i
-                            n += 1
-                        }
-                    }
-                    Self.sortInHeaderOrder(UnsafeMutableBufferPointer(rebasing: found[..<n]), facts)
+                    Self.sortInHeaderOrder(UnsafeMutableBufferPointer(rebasing: found[..<n]), keys)
                     return n
                 }
             }
             let matched = UnsafeBufferPointer(rebasing: found[..<n])
             if n > 0 {
                 var due: [Int] = []
-                facts.withUnsafeMutableBufferPointer { facts in
+                keys.withUnsafeMutableBufferPointer { keys in
                     for i in matched {
-                        if nowSeconds - facts[i].lastAccess >= CookieRules.lastAccessPersistInterval { due.append(i) }
-                        facts[i].lastAccess = nowSeconds
+                        if nowSeconds - keys[i].lastAccess >= CookieRules.lastAccessPersistInterval { due.append(i) }
+                        keys[i].lastAccess = nowSeconds
                     }
                 }
                 for i in due { touched.append(cookie(at: i)) }
             }
             return withUnsafePointer(to: &stored) { all in
-                facts.withUnsafeBufferPointer { facts in
+                keys.withUnsafeBufferPointer { keys in
                     bytes.withUnsafeBufferPointer { bytes in
-                        body(Matches(all: all, facts: facts, bytes: bytes, indices: matched))
+                        body(Matches(all: all, keys: keys, bytes: bytes, indices: matched))
                     }
                 }
             }
         }
     }
 
-    /// Puts a lookup's matches in header order: longer paths first, then earlier creation (index
-    /// order for equal times keeps the result independent of the algorithm).
-    private static func sortInHeaderOrder(_ found: UnsafeMutableBufferPointer<Int>, _ facts: UnsafeBufferPointer<Facts>) {
-        func before(_ a: Int, _ b: Int) -> Bool {
-            let fa = facts[a], fb = facts[b]
-            if fa.pathLength != fb.pathLength { return fa.pathLength > fb.pathLength }
-            if fa.created != fb.created { return fa.created < fb.created }
-            return a < b
-        }
+    /// Puts a lookup's matches in header order, by their keys' ranks.
+    private static func sortInHeaderOrder(_ found: UnsafeMutableBufferPointer<Int>, _ keys: UnsafeBufferPointer<Key>) {
         guard found.count > insertionSortLimit else {
-            // A request sends few cookies: sorted in place, with no call into the standard
-            // library's sort and its set-up.
+            // A request sends few cookies: sorted in place by insertion.
             for j in stride(from: 1, to: found.count, by: 1) {
                 let moving = found[j]
+                let rank = keys[moving].rank
                 var k = j
-                while k > 0 && before(moving, found[k - 1]) {
+                while k > 0 && rank < keys[found[k - 1]].rank {
                     found[k] = found[k - 1]
                     k -= 1
                 }
@@ -468,24 +476,72 @@ struct SiteCookies {
             }
             return
         }
-        var order = found
-        order.sort(by: before)
+        // Many: each put at its rank (the ranks are 0 to count - 1, each once), then read in order.
+        withUnsafeTemporaryAllocation(of: Int.self, capacity: keys.count) { byRank in
+            byRank.initialize(repeating: -1)
+            for i in found { byRank[Int(keys[i].rank)] = i }
+            var n = 0
+            for i in byRank where i >= 0 {
+                found[n] = i
+                n += 1
+            }
+            assert(n == found.count, "two cookies of one rank")
+        }
     }
 
-    /// Calls `body` with the site's facts, keys, places and bytes, in place. Always inlined, as
-    /// the lookup's other helpers are (see `Site.withRequestBytes`).
+    /// Calls `body` with the site's keys, places and bytes, in place. Always inlined, as the
+    /// lookup's other helpers are (see `Site.withRequestBytes`).
     @inline(__always)
-    private func withTables<R>(_ body: (UnsafeBufferPointer<Facts>, UnsafeBufferPointer<Key>, UnsafeBufferPointer<Place>,
-                                        UnsafeBufferPointer<UInt8>) -> R) -> R {
-        facts.withUnsafeBufferPointer { facts in
-            keys.withUnsafeBufferPointer { keys in
-                places.withUnsafeBufferPointer { places in
-                    bytes.withUnsafeBufferPointer { bytes in body(facts, keys, places, bytes) }
-                }
+    private func withTables<R>(_ body: (UnsafeBufferPointer<Key>, UnsafeBufferPointer<Place>, UnsafeBufferPointer<UInt8>) -> R) -> R {
+        keys.withUnsafeBufferPointer { keys in
+            places.withUnsafeBufferPointer { places in
+                bytes.withUnsafeBufferPointer { bytes in body(keys, places, bytes) }
             }
         }
     }
 
+    // MARK: Header order
+
+    /// Whether the cookie at `a` goes before the one at `b` in a `Cookie` header (RFC 6265bis
+    /// 5.8.3): the longer path first, then the earlier creation; then index order, so that the
+    /// order of equals does not depend on how it is found.
+    private static func goesBefore(_ a: Int, _ b: Int, _ facts: UnsafeBufferPointer<Facts>) -> Bool {
+        let fa = facts[a], fb = facts[b]
+        if fa.pathLength != fb.pathLength { return fa.pathLength > fb.pathLength }
+        if fa.created != fb.created { return fa.created < fb.created }
+        return a < b
+    }
+
+    /// Ranks the cookie at `index` among the others, whose ranks are 0 to count - 2: those it
+    /// goes before move one on.
+    private mutating func insertRank(of index: Int) {
+        let rank = facts.withUnsafeBufferPointer { facts in
+            var rank: UInt32 = 0
+            for j in facts.indices where j != index && Self.goesBefore(j, index, facts) { rank += 1 }
+            return rank
+        }
+        keys.withUnsafeMutableBufferPointer { keys in
+            for j in keys.indices where j != index && keys[j].rank >= rank { keys[j].rank += 1 }
+            keys[index].rank = rank
+        }
+    }
+
+    /// Takes the cookie at `index` out of the ranks: those after it move one back.
+    private mutating func removeRank(of index: Int) {
+        keys.withUnsafeMutableBufferPointer { keys in
+            let rank = keys[index].rank
+            for j in keys.indices where keys[j].rank > rank { keys[j].rank -= 1 }
+        }
+    }
+
+    /// Ranks every cookie again, from their facts.
+    private mutating func rankAll() {
+        var order = Array(facts.indices)
+        facts.withUnsafeBufferPointer { facts in order.sort { Self.goesBefore($0, $1, facts) } }
+        keys.withUnsafeMutableBufferPointer { keys in
+            for (rank, i) in order.enumerated() { keys[i].rank = UInt32(rank) }
+        }
+    }
     /// Domain and path tests of one lookup, on bytes, each distinct domain and path tested once.
     private struct Tests {
         let host: UnsafeBufferPointer<UInt8>
@@ -554,15 +610,16 @@ struct SiteCookies {
 
     /// The key of a cookie whose facts are `fact`: its flags, and its place, added to `places`
     /// unless one of the newest `placeWindow` places is the same.
-    private mutating func makeKey(_ fact: Facts) -> Key {
+    private mutating func makeKey(_ fact: Facts, lastAccess: Date) -> Key {
         let place = Place(fact)
+        let lastAccess = lastAccess.timeIntervalSinceReferenceDate
         var i = places.count - 1
         while i >= max(0, places.count - Self.placeWindow) {
-            if places[i] == place { return Key(fact, place: i) }
+            if places[i] == place { return Key(fact, place: i, lastAccess: lastAccess) }
             i -= 1
         }
         places.append(place)
-        return Key(fact, place: places.count - 1)
+        return Key(fact, place: places.count - 1, lastAccess: lastAccess)
     }
 
     /// The facts of `cookie`, whose domain and path are made to share the tables' storage.
@@ -587,7 +644,6 @@ struct SiteCookies {
         }
         return Facts(expires: cookie.expires?.timeIntervalSinceReferenceDate ?? .infinity,
                      created: cookie.created.timeIntervalSinceReferenceDate,
-                     lastAccess: cookie.lastAccess.timeIntervalSinceReferenceDate,
                      nameHash: Self.hash(cookie.name), domain: domain, path: path,
                      pathLength: UInt32(cookie.path.utf8.count),
                      pair: pair, pairLength: UInt32(pairLength),
@@ -632,7 +688,7 @@ struct SiteCookies {
         }
     }
 
-    /// Matches up to this many are put in header order by insertion; more by the standard sort
+    /// Matches up to this many are put in header order by insertion; more by their ranks
     /// (insertion is quadratic: a site sending thousands of cookies made lookups crawl).
     static let insertionSortLimit = 32
 
@@ -642,10 +698,6 @@ struct SiteCookies {
     /// How many of the newest places `makeKey` looks through. Equal places further back are
     /// kept again, as `find` keeps bytes again: a lookup tests each of them.
     static let placeWindow = 64
-
-    /// Sites of up to this many cookies are scanned by their facts, without keys: a few facts
-    /// take fewer cache lines than facts, keys and places.
-    static let smallSite = 16
 
     /// A lookup's mark for a place not yet tested.
     private static let untested: UInt8 = 2
