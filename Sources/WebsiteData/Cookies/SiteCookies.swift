@@ -9,10 +9,11 @@ import Foundation
 ///
 /// A lookup reads no string and no facts: each cookie also has a key (32 bytes: its place,
 /// flags, expiry, SameSite, last-access time, where its pair is, and its rank in header order),
-/// and the site a list of its distinct places (domain, path, host-only). A lookup scans the
-/// keys, tests each place once, puts what it sends in header order by rank, and copies their
-/// pairs from the buffer. On a large store each string or facts line read was a cache miss,
-/// and most of a lookup's time; so was sorting the cookies it sends by path and creation time.
+/// and the site a list of its distinct places (domain, path, host-only), each with its
+/// cookies. A lookup tests each place once, reads the keys of the cookies of the places that
+/// match, puts what it sends in header order by rank, and copies their pairs from the buffer.
+/// On a large store each string, facts or key line read was a cache miss, and most of a
+/// lookup's time; so was sorting the cookies it sends by path and creation time.
 ///
 /// Every change goes through this type, which keeps the facts in step with the cookies.
 struct SiteCookies {
@@ -26,8 +27,14 @@ struct SiteCookies {
     /// scan reads the keys in order and nothing else of a cookie but its pair.
     private var keys: [Key] = []
     /// The distinct (domain, path, host-only) combinations of the site's cookies, mostly once
-    /// each (see `makeKey`); a lookup tests each that its cookies use once.
+    /// each (see `makeKey`), each with where its cookies are in `byPlace`; a lookup tests each
+    /// once.
     private(set) var places: [Place] = []
+    /// The indices of the cookies, grouped by place (each place's `first` and `count`), in
+    /// index order within a place. Grouped again by the first lookup after a change.
+    private var byPlace: [UInt32] = []
+    /// Whether the cookies changed since they were last grouped by place.
+    private var groupsAreStale = false
     /// UTF-8: each distinct domain and path, and each cookie's pair (`value` alone for a
     /// nameless cookie) up to `longestPairKept` bytes. A cookie added with a domain or path
     /// already held uses those bytes (and shares that cookie's string). About `unusedBytes` of
@@ -75,12 +82,15 @@ struct SiteCookies {
         static let hostOnly: UInt8 = 1, secure: UInt8 = 2, httpOnly: UInt8 = 4, partitioned: UInt8 = 8
     }
 
-    /// Where a cookie may be sent: its domain and path (offsets in `bytes`) and whether it is host-only.
-    struct Place: Equatable {
+    /// Where a cookie may be sent: its domain and path (offsets in `bytes`) and whether it is
+    /// host-only; and which cookies have it (`byPlace[first ..< first + count]`).
+    struct Place {
         var domain: UInt32
         var domainLength: UInt32
         var path: UInt32
         var pathLength: UInt32
+        var first: UInt32 = 0
+        var count: UInt32 = 0
         var isHostOnly: Bool
 
         /// The place of the cookie whose facts are `fact`.
@@ -90,6 +100,12 @@ struct SiteCookies {
             path = fact.path
             pathLength = fact.pathLength
             isHostOnly = fact.flags & Facts.hostOnly != 0
+        }
+
+        /// Whether `other` is the same domain, path and host-only flag (at the same offsets).
+        func isSame(as other: Place) -> Bool {
+            domain == other.domain && domainLength == other.domainLength && path == other.path
+                && pathLength == other.pathLength && isHostOnly == other.isHostOnly
         }
     }
 
@@ -212,6 +228,7 @@ struct SiteCookies {
         stored.append(cookie)
         facts.append(fact)
         keys.append(makeKey(fact, lastAccess: cookie.lastAccess))
+        groupsAreStale = true
     }
 
     /// Replaces the cookie at `index`.
@@ -221,6 +238,7 @@ struct SiteCookies {
         removeRank(of: index)
         facts[index] = makeFacts(&cookie)
         keys[index] = makeKey(facts[index], lastAccess: cookie.lastAccess)
+        groupsAreStale = true
         stored[index] = cookie
         insertRank(of: index)
         compactIfSparse()
@@ -234,6 +252,7 @@ struct SiteCookies {
         removeRank(of: index)
         facts.remove(at: index)
         keys.remove(at: index)
+        groupsAreStale = true
         stored.remove(at: index)
         compactIfSparse()
         return removed
@@ -260,6 +279,7 @@ struct SiteCookies {
         stored = keptCookies
         facts = keptFacts
         keys = keptKeys
+        groupsAreStale = true
         rankAll()
         compactIfSparse()
         return removed
@@ -400,25 +420,19 @@ struct SiteCookies {
             return body(Matches(all: nil, keys: UnsafeBufferPointer(start: nil, count: 0),
                                 bytes: UnsafeBufferPointer(start: nil, count: 0), indices: UnsafeBufferPointer(start: nil, count: 0)))
         }
+        if groupsAreStale { groupByPlace() }
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: keys.count) { found in
-            let n = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: places.count) { tested in
-                // Each place is tested the first time a cookie not excluded by its flags has it.
-                tested.initialize(repeating: Self.untested)
-                return withTables { keys, places, bytes in
-                    var tests = Tests(host: host, path: path, bytes: bytes.baseAddress!)
-                    var n = 0
-                    var sameSite: Bool?
-                    var topLevelKey: String?
-                    for i in keys.indices {
+            let n = withTables { keys, places, byPlace, bytes in
+                var tests = Tests(host: host, path: path, bytes: bytes.baseAddress!)
+                var n = 0
+                var sameSite: Bool?
+                var topLevelKey: String?
+                // Each place tested once; the keys read only of the cookies of those that match.
+                for place in places where place.count > 0 && tests.matches(place) {
+                    for j in Int(place.first)..<Int(place.first) + Int(place.count) {
+                        let i = Int(byPlace[j])
                         let key = keys[i]
                         guard key.flags & excluded == 0, key.expires > nowSeconds else { continue }
-                        let place = Int(key.place)
-                        var matches = tested[place]
-                        if matches == Self.untested {
-                            matches = tests.matches(places[place]) ? 1 : 0
-                            tested[place] = matches
-                        }
-                        guard matches != 0 else { continue }
                         if key.sameSite != .none {
                             let same = sameSite ?? context.isSameSite(url)
                             sameSite = same
@@ -435,9 +449,9 @@ struct SiteCookies {
                         found[n] = i
                         n += 1
                     }
-                    Self.sortInHeaderOrder(UnsafeMutableBufferPointer(rebasing: found[..<n]), keys)
-                    return n
                 }
+                Self.sortInHeaderOrder(UnsafeMutableBufferPointer(rebasing: found[..<n]), keys)
+                return n
             }
             let matched = UnsafeBufferPointer(rebasing: found[..<n])
             if n > 0 {
@@ -489,15 +503,44 @@ struct SiteCookies {
         }
     }
 
-    /// Calls `body` with the site's keys, places and bytes, in place. Always inlined, as the
-    /// lookup's other helpers are (see `Site.withRequestBytes`).
+    /// Calls `body` with the site's keys, places, cookies by place and bytes, in place. Always
+    /// inlined, as the lookup's other helpers are (see `Site.withRequestBytes`).
     @inline(__always)
-    private func withTables<R>(_ body: (UnsafeBufferPointer<Key>, UnsafeBufferPointer<Place>, UnsafeBufferPointer<UInt8>) -> R) -> R {
+    private func withTables<R>(_ body: (UnsafeBufferPointer<Key>, UnsafeBufferPointer<Place>, UnsafeBufferPointer<UInt32>,
+                                        UnsafeBufferPointer<UInt8>) -> R) -> R {
         keys.withUnsafeBufferPointer { keys in
             places.withUnsafeBufferPointer { places in
-                bytes.withUnsafeBufferPointer { bytes in body(keys, places, bytes) }
+                byPlace.withUnsafeBufferPointer { byPlace in
+                    bytes.withUnsafeBufferPointer { bytes in body(keys, places, byPlace, bytes) }
+                }
             }
         }
+    }
+
+    /// Groups the cookies by place: `byPlace`, and each place's `first` and `count`.
+    private mutating func groupByPlace() {
+        var first: UInt32 = 0
+        places.withUnsafeMutableBufferPointer { places in
+            for p in places.indices { places[p].count = 0 }
+            for key in keys { places[Int(key.place)].count += 1 }
+            for p in places.indices {
+                places[p].first = first
+                first += places[p].count
+                // Counted again as each place's cookies are put in.
+                places[p].count = 0
+            }
+        }
+        byPlace = [UInt32](repeating: 0, count: keys.count)
+        places.withUnsafeMutableBufferPointer { places in
+            byPlace.withUnsafeMutableBufferPointer { byPlace in
+                for i in keys.indices {
+                    let p = Int(keys[i].place)
+                    byPlace[Int(places[p].first + places[p].count)] = UInt32(i)
+                    places[p].count += 1
+                }
+            }
+        }
+        groupsAreStale = false
     }
 
     // MARK: Header order
@@ -615,7 +658,7 @@ struct SiteCookies {
         let lastAccess = lastAccess.timeIntervalSinceReferenceDate
         var i = places.count - 1
         while i >= max(0, places.count - Self.placeWindow) {
-            if places[i] == place { return Key(fact, place: i, lastAccess: lastAccess) }
+            if places[i].isSame(as: place) { return Key(fact, place: i, lastAccess: lastAccess) }
             i -= 1
         }
         places.append(place)
@@ -699,8 +742,6 @@ struct SiteCookies {
     /// kept again, as `find` keeps bytes again: a lookup tests each of them.
     static let placeWindow = 64
 
-    /// A lookup's mark for a place not yet tested.
-    private static let untested: UInt8 = 2
 
     /// Rebuilds the facts and the bytes when much of what they hold may no longer be used
     /// (cookies removed or replaced).
