@@ -454,23 +454,23 @@ struct SiteCookies {
                 return n
             }
             let matched = UnsafeBufferPointer(rebasing: found[..<n])
-            if n > 0 {
-                var due: [Int] = []
-                keys.withUnsafeMutableBufferPointer { keys in
-                    for i in matched {
-                        if nowSeconds - keys[i].lastAccess >= CookieRules.lastAccessPersistInterval { due.append(i) }
-                        keys[i].lastAccess = nowSeconds
-                    }
+            var due: [Int] = []
+            // The keys and bytes reached as mutable (the bytes are not changed): arrays borrowed
+            // for the call were retained and released around it, an atomic write apiece to a
+            // line a lookup may not otherwise read.
+            let result = keys.withUnsafeMutableBufferPointer { keys in
+                for i in matched {
+                    if nowSeconds - keys[i].lastAccess >= CookieRules.lastAccessPersistInterval { due.append(i) }
+                    keys[i].lastAccess = nowSeconds
                 }
-                for i in due { touched.append(cookie(at: i)) }
-            }
-            return withUnsafePointer(to: &stored) { all in
-                keys.withUnsafeBufferPointer { keys in
-                    bytes.withUnsafeBufferPointer { bytes in
-                        body(Matches(all: all, keys: keys, bytes: bytes, indices: matched))
+                return bytes.withUnsafeMutableBufferPointer { bytes in
+                    withUnsafePointer(to: &stored) { all in
+                        body(Matches(all: all, keys: UnsafeBufferPointer(keys), bytes: UnsafeBufferPointer(bytes), indices: matched))
                     }
                 }
             }
+            for i in due { touched.append(cookie(at: i)) }
+            return result
         }
     }
 
