@@ -422,7 +422,7 @@ struct SiteCookies {
         }
         if groupsAreStale { groupByPlace() }
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: keys.count) { found in
-            let n = withTables { keys, places, byPlace, bytes in
+            let n = withTables { all, keys, places, byPlace, bytes in
                 var tests = Tests(host: host, path: path, bytes: bytes.baseAddress!)
                 var n = 0
                 var sameSite: Bool?
@@ -444,7 +444,7 @@ struct SiteCookies {
                         if key.flags & Facts.partitioned != 0 {
                             let partition = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?.description ?? "")
                             topLevelKey = partition
-                            if stored[i].partitionKey != partition { continue }
+                            if all.pointee[i].partitionKey != partition { continue }
                         }
                         found[n] = i
                         n += 1
@@ -503,15 +503,23 @@ struct SiteCookies {
         }
     }
 
-    /// Calls `body` with the site's keys, places, cookies by place and bytes, in place. Always
-    /// inlined, as the lookup's other helpers are (see `Site.withRequestBytes`).
+    /// Calls `body` with the site's cookies, keys, places, cookies by place and bytes, in place.
+    /// Always inlined, as the lookup's other helpers are (see `Site.withRequestBytes`). Mutating,
+    /// and the arrays reached as mutable, though nothing is changed: from a lookup, a
+    /// non-mutating method took a copy of the whole site, and each array borrowed for the call
+    /// was retained and released around it (atomic writes, to lines a lookup may not otherwise
+    /// read).
     @inline(__always)
-    private func withTables<R>(_ body: (UnsafeBufferPointer<Key>, UnsafeBufferPointer<Place>, UnsafeBufferPointer<UInt32>,
-                                        UnsafeBufferPointer<UInt8>) -> R) -> R {
-        keys.withUnsafeBufferPointer { keys in
-            places.withUnsafeBufferPointer { places in
-                byPlace.withUnsafeBufferPointer { byPlace in
-                    bytes.withUnsafeBufferPointer { bytes in body(keys, places, byPlace, bytes) }
+    private mutating func withTables<R>(_ body: (UnsafePointer<[Cookie]>, UnsafeBufferPointer<Key>, UnsafeBufferPointer<Place>,
+                                                 UnsafeBufferPointer<UInt32>, UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withUnsafePointer(to: &stored) { all in
+            keys.withUnsafeMutableBufferPointer { keys in
+                places.withUnsafeMutableBufferPointer { places in
+                    byPlace.withUnsafeMutableBufferPointer { byPlace in
+                        bytes.withUnsafeMutableBufferPointer { bytes in
+                            body(all, UnsafeBufferPointer(keys), UnsafeBufferPointer(places), UnsafeBufferPointer(byPlace), UnsafeBufferPointer(bytes))
+                        }
+                    }
                 }
             }
         }
