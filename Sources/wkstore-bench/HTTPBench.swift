@@ -71,17 +71,26 @@ enum HTTPBench {
         let plain = urls.map { HTTPRequest(url: $0) }
         let given = try Self.requests(urls, givenTheHeadersOf: full)
 
-        progress("http: \(passes) passes of \(requests.grouped) requests (8 at a time): empty store, empty store given the headers, \(config.big.cookies.grouped)-cookie store, interleaved")
+        progress("http: \(passes) rounds of \(requests.grouped) requests (8 at a time): empty store, empty store given the headers, \(config.big.cookies.grouped)-cookie store, interleaved")
         // Warm up the clients (connections, the server, page cache).
         try send(Array(plain.prefix(200)), with: emptyClient)
         try send(Array(given.prefix(200)), with: emptyClient)
         try send(Array(plain.prefix(200)), with: fullClient)
         var none = Runs(), withHeaders = Runs(), store = Runs()
         var headerTimes: [Double] = [], headerShares: [Double] = []
-        for _ in 0..<passes {
-            try none.pass(plain, emptyClient)
-            try withHeaders.pass(given, emptyClient)
-            try store.pass(plain, fullClient)
+        for round in 0..<passes {
+            // Each round's three passes are compared with one another; every other round runs
+            // them in the reverse order, so that a machine slowing or speeding up within a round
+            // favours none of them.
+            if round % 2 == 0 {
+                try none.pass(plain, emptyClient)
+                try withHeaders.pass(given, emptyClient)
+                try store.pass(plain, fullClient)
+            } else {
+                try store.pass(plain, fullClient)
+                try withHeaders.pass(given, emptyClient)
+                try none.pass(plain, emptyClient)
+            }
             // The cookie work alone, right after the requests it is compared with: the Cookie
             // header of every hop, as HTTPClient asks for it (a top-level navigation whose
             // top-level site is the hop's URL), in thread CPU time as the lookup section times.
@@ -92,22 +101,25 @@ enum HTTPBench {
             headerShares.append(headerTime / (1e9 / store.rates.last!))
         }
         let cookies = config.big.cookies.grouped
-        let carried = 1 - withHeaders.rate / none.rate
+        // Every cost is the median of the rounds' own: a round's passes ran minutes apart at
+        // most, where the rates of passes in different rounds differ by a third on this machine.
+        let carried = median(zip(withHeaders.rates, none.rates).map { 1 - $0 / $1 })
         table.add("empty store given the \(cookies)-cookie store's Cookie headers vs without",
                   ours: Format.rate(withHeaders.rate), peer: Format.rate(none.rate),
                   ratio: Format.fixed(carried * 100, 1) + "% cost", target: "(sending the cookies)", met: "-")
-        let total = 1 - store.rate / none.rate
+        let total = median(zip(store.rates, none.rates).map { 1 - $0 / $1 })
         table.add("ours with \(cookies) cookies vs the same requests with an empty store",
                   ours: Format.rate(store.rate), peer: Format.rate(none.rate),
                   ratio: Format.fixed(total * 100, 1) + "% cost", target: "(reported)", met: "-")
-        let cost = 1 - store.rate / withHeaders.rate
+        let costs = zip(store.rates, withHeaders.rates).map { 1 - $0 / $1 }
+        let cost = median(costs)
         table.add("ours with \(cookies) cookies vs an empty store given the same headers",
                   ours: Format.rate(store.rate), peer: Format.rate(withHeaders.rate),
                   ratio: Format.fixed(cost * 100, 1) + "% cost", target: "< 5% cost", met: Format.met(cost < 0.05))
         // The client's own CPU per request (the server is another process): what the store's
         // work adds to it, against the time a request with the same headers takes.
-        let extraCPU = store.cpu - withHeaders.cpu
-        let share = extraCPU / (1e9 / withHeaders.rate)
+        let shares = withHeaders.rates.indices.map { i in (store.cpus[i] - withHeaders.cpus[i]) / (1e9 / withHeaders.rates[i]) }
+        let share = median(shares)
         table.add("client CPU per request: ours with the cookies vs empty store given the headers",
                   ours: Format.perOp(store.cpu), peer: Format.perOp(withHeaders.cpu),
                   ratio: Format.fixed(share * 100, 1) + "% of a request", target: "< 5%", met: Format.met(share < 0.05))
@@ -116,9 +128,15 @@ enum HTTPBench {
         table.add("cookie work per request (the Cookie header from \(cookies) cookies) vs a request",
                   ours: Format.perOp(median(headerTimes)), peer: Format.perOp(1e9 / store.rate),
                   ratio: Format.fixed(headerShare * 100, 1) + "% of a request", target: "< 5%", met: Format.met(headerShare < 0.05))
-        table.note("cookie work: the \(requests.grouped) URLs' Cookie headers after each pass, thread CPU time per header; the share is the median of the passes' (\(headerShares.map { Format.fixed($0 * 100, 1) + "%" }.joined(separator: ", ")))")
-        table.note("medians of \(passes) interleaved passes (ours: \(store.list); given the headers: \(withHeaders.list); empty: \(none.list)); the \(requests.grouped) URLs are the lookup set's, as http, sent through the server as a proxy; the full store sent \(sent.grouped) cookies in all, the same as the requests given the headers; client CPU is the process's, per request, median of the passes")
+        table.note("cookie work: the \(requests.grouped) URLs' Cookie headers after each pass, thread CPU time per header; the share is the median of the rounds' \(Self.percents(headerShares))")
+        table.note("costs are medians of the \(passes) rounds' own: ours vs given the headers \(Self.percents(costs)); client CPU \(Self.percents(shares))")
+        table.note("rates are medians of \(passes) rounds of the three passes, interleaved, in reverse order every other round (ours: \(store.list); given the headers: \(withHeaders.list); empty: \(none.list)); the \(requests.grouped) URLs are the lookup set's, as http, sent through the server as a proxy; the full store sent \(sent.grouped) cookies in all, the same as the requests given the headers; client CPU is the process's, per request, median of the passes")
         return table
+    }
+
+    /// `values` as percentages, in order.
+    static func percents(_ values: [Double]) -> String {
+        "(" + values.map { Format.fixed($0 * 100, 1) + "%" }.joined(separator: ", ") + ")"
     }
 
     /// The passes of one kind of request: their rates and the client's CPU time per request.
