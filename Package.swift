@@ -27,6 +27,7 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        .target(name: "CWebsiteDataSupport"),
         .executableTarget(name: "MigrationEmbedder"),
         .plugin(
             name: "EmbedMigrations",
@@ -35,7 +36,7 @@ let package = Package(
         ),
         .target(
             name: "WebsiteData",
-            dependencies: ["CSQLite", "CPSL"],
+            dependencies: ["CSQLite", "CPSL", "CWebsiteDataSupport"],
             plugins: ["EmbedMigrations"]
         ),
         .target(

@@ -1,3 +1,4 @@
+import CWebsiteDataSupport
 import Foundation
 
 /// The cookies of one site (display name), with a compact copy of what finding them reads.
@@ -429,7 +430,10 @@ struct SiteCookies {
                 var topLevelKey: String?
                 // Each place tested once; the keys read only of the cookies of those that match.
                 for place in places where place.count > 0 && tests.matches(place) {
-                    for j in Int(place.first)..<Int(place.first) + Int(place.count) {
+                    let cookies = Int(place.first)..<Int(place.first) + Int(place.count)
+                    // A place's cookies' keys are anywhere in the site's: all asked for at once.
+                    for j in cookies { wkstore_prefetch(keys.baseAddress! + Int(byPlace[j])) }
+                    for j in cookies {
                         let i = Int(byPlace[j])
                         let key = keys[i]
                         guard key.flags & excluded == 0, key.expires > nowSeconds else { continue }
@@ -446,6 +450,8 @@ struct SiteCookies {
                             topLevelKey = partition
                             if all.pointee[i].partitionKey != partition { continue }
                         }
+                        // Its pair, read for the header once all are found and sorted.
+                        if key.pair != Facts.notKept { wkstore_prefetch(bytes.baseAddress! + Int(key.pair)) }
                         found[n] = i
                         n += 1
                     }
