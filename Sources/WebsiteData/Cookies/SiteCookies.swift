@@ -16,7 +16,8 @@ import Foundation
 /// On a large store each string, facts or key line read was a cache miss, and most of a
 /// lookup's time; so was sorting the cookies it sends by path and creation time.
 ///
-/// Every change goes through this type, which keeps the facts in step with the cookies.
+/// Every change goes through this type, which keeps the facts, keys, ranks and places in step
+/// with the cookies.
 struct SiteCookies {
     /// The cookies, in insertion order, but for their last-access times, which are the keys'
     /// (a lookup writes only the keys: writing to each cookie sent was a cache miss apiece,
@@ -24,8 +25,8 @@ struct SiteCookies {
     private var stored: [Cookie] = []
     /// `facts[i]` describes `stored[i]`.
     private var facts: [Facts] = []
-    /// `keys[i]`: all a lookup reads and writes of `stored[i]`, 32 bytes apiece, so that its
-    /// scan reads the keys in order and nothing else of a cookie but its pair.
+    /// `keys[i]`: all a lookup reads and writes of `stored[i]`, 32 bytes apiece: it reads
+    /// nothing else of a cookie but its pair.
     private var keys: [Key] = []
     /// The distinct (domain, path, host-only) combinations of the site's cookies, mostly once
     /// each (see `makeKey`), each with where its cookies are in `byPlace`; a lookup tests each
@@ -40,8 +41,8 @@ struct SiteCookies {
     /// nameless cookie) up to `longestPairKept` bytes. A cookie added with a domain or path
     /// already held uses those bytes (and shares that cookie's string). About `unusedBytes` of
     /// it are no cookie's any more (a removed cookie's domain and path are counted, used by
-    /// others or not): a site has three arrays of its own and no more, as a store holds many
-    /// small sites.
+    /// others or not). The domains and paths are in the same array as the pairs, not one of
+    /// their own: a store holds many small sites, each array a header and spare capacity.
     private var bytes: [UInt8] = []
     private var unusedBytes = 0
 
