@@ -26,6 +26,7 @@ bin=$(swift build --scratch-path "$scratch" --show-bin-path)
 sources=$(find Sources/WebsiteData Sources/wkstore-fuzz -name '*.swift')
 swiftc -O -g -sanitize=fuzzer,address -parse-as-library -DFUZZING -swift-version 6 \
     -module-name wkstore_fuzz -package-name wkstore -I Sources/CSQLite -I Sources/CPSL -I Sources/CCurl \
+    -I Sources/CWebsiteDataSupport/include \
     $sources "$work/EmbeddedMigrations.swift" -lsqlite3 -lpsl -o "$work/wkstore-fuzz" >"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
 
 targets=("$@")
