@@ -88,7 +88,7 @@ enum CookiePersistence {
             }
             let key = SiteKey(run.site)
             if let index = sites.index(forKey: key) {
-                for cookie in cookies { sites.values[index].append(cookie) }
+                sites.values[index].append(contentsOf: cookies)
             } else if !cookies.isEmpty {
                 sites[key] = SiteCookies(cookies)
             }

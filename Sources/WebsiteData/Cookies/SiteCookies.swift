@@ -152,11 +152,10 @@ struct SiteCookies {
         keys.reserveCapacity(cookies.count)
         // At most this many bytes (less when domains and paths repeat, as they mostly do).
         bytes.reserveCapacity(cookies.reduce(0) { total, cookie in
-            let pair = cookie.name.utf8.count + 1 + cookie.value.utf8.count
+            let pair = Self.pairLength(of: cookie)
             return total + (pair <= Self.longestPairKept ? pair : 0) + cookie.domain.utf8.count + cookie.path.utf8.count
         })
-        for cookie in cookies { appendUnranked(cookie) }
-        rankAll()
+        append(contentsOf: cookies)
     }
 
     var count: Int { stored.count }
@@ -221,6 +220,13 @@ struct SiteCookies {
     mutating func append(_ cookie: Cookie) {
         appendUnranked(cookie)
         insertRank(of: keys.count - 1)
+    }
+
+    /// Appends cookies, in this order, and ranks the site once (not once per cookie, which
+    /// reads every cookie's facts each time).
+    mutating func append(contentsOf cookies: [Cookie]) {
+        for cookie in cookies { appendUnranked(cookie) }
+        rankAll()
     }
 
     /// Appends a cookie with rank 0, for `rankAll` to rank.
@@ -371,7 +377,7 @@ struct SiteCookies {
             var length = 2 * (indices.count - 1)
             for i in indices {
                 let key = keys[i]
-                length += key.pair == Facts.notKept ? Self.pairLength(all!.pointee[i]) : Int(key.pairLength)
+                length += key.pair == Facts.notKept ? SiteCookies.pairLength(of: all!.pointee[i]) : Int(key.pairLength)
             }
             return String(unsafeUninitializedCapacity: length) { buffer in
                 var at = buffer.baseAddress!
@@ -391,12 +397,6 @@ struct SiteCookies {
                 }
                 return at - buffer.baseAddress!
             }
-        }
-
-        /// The length in bytes of `cookie.pair`, without making it.
-        private static func pairLength(_ cookie: Cookie) -> Int {
-            let name = cookie.name.utf8.count
-            return (name > 0 ? name + 1 : 0) + cookie.value.utf8.count
         }
 
         private static func copy(_ string: String, to destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
@@ -600,6 +600,7 @@ struct SiteCookies {
             for (rank, i) in order.enumerated() { keys[i].rank = UInt32(rank) }
         }
     }
+
     /// Domain and path tests of one lookup, on bytes, each distinct domain and path tested once.
     private struct Tests {
         let host: UnsafeBufferPointer<UInt8>
@@ -689,12 +690,11 @@ struct SiteCookies {
         if cookie.isSecure { flags |= Facts.secure }
         if cookie.isHTTPOnly { flags |= Facts.httpOnly }
         if !cookie.partitionKey.isEmpty { flags |= Facts.partitioned }
-        let nameLength = cookie.name.utf8.count
-        let pairLength = (nameLength > 0 ? nameLength + 1 : 0) + cookie.value.utf8.count
+        let pairLength = Self.pairLength(of: cookie)
         var pair = Facts.notKept
         if pairLength <= Self.longestPairKept {
             pair = UInt32(bytes.count)
-            if nameLength > 0 {
+            if !cookie.name.isEmpty {
                 bytes += cookie.name.utf8
                 bytes.append(UInt8(ascii: "="))
             }
@@ -757,13 +757,18 @@ struct SiteCookies {
     /// kept again, as `find` keeps bytes again: a lookup tests each of them.
     static let placeWindow = 64
 
-
     /// Rebuilds the facts and the bytes when much of what they hold may no longer be used
     /// (cookies removed or replaced).
     private mutating func compactIfSparse() {
         // Small sites count: a store holds many, and a few kilobytes unused in each add up.
         guard unusedBytes > max(256, bytes.count / 2) else { return }
         self = SiteCookies(cookies)
+    }
+
+    /// The length in bytes of `cookie.pair` (`value` alone for a nameless cookie), without making it.
+    static func pairLength(of cookie: Cookie) -> Int {
+        let name = cookie.name.utf8.count
+        return (name > 0 ? name + 1 : 0) + cookie.value.utf8.count
     }
 
     /// FNV-1a over the UTF-8 bytes.
