@@ -464,7 +464,8 @@ struct SiteCookies {
             var due: [Int] = []
             // The keys and bytes reached as mutable (the bytes are not changed): arrays borrowed
             // for the call were retained and released around it, an atomic write apiece to a
-            // line a lookup may not otherwise read.
+            // line a lookup may not otherwise read. A second access, not inside `withTables`:
+            // with the keys mutable during the scan, a lookup ran about 350 instructions more.
             let result = keys.withUnsafeMutableBufferPointer { keys in
                 for i in matched {
                     if nowSeconds - keys[i].lastAccess >= CookieRules.lastAccessPersistInterval { due.append(i) }
