@@ -52,7 +52,7 @@ enum HTTPBench {
     static func run(_ context: Context) throws -> Table {
         let config = context.config
         let requests = config.quick ? 300 : 5_000
-        let passes = config.quick ? 2 : 8
+        let rounds = config.quick ? 2 : 8
         var table = Table("http: requests per second through WebsiteDataHTTP to a loopback server (higher is better)")
         let big = try context.persistentBigStore()
         let emptyScratch = ScratchDirectory("http-empty")
@@ -71,14 +71,14 @@ enum HTTPBench {
         let plain = urls.map { HTTPRequest(url: $0) }
         let given = try Self.requests(urls, givenTheHeadersOf: full)
 
-        progress("http: \(passes) rounds of \(requests.grouped) requests (8 at a time): empty store, empty store given the headers, \(config.big.cookies.grouped)-cookie store, interleaved")
+        progress("http: \(rounds) rounds of \(requests.grouped) requests (8 at a time): empty store, empty store given the headers, \(config.big.cookies.grouped)-cookie store, interleaved")
         // Warm up the clients (connections, the server, page cache).
         try send(Array(plain.prefix(200)), with: emptyClient)
         try send(Array(given.prefix(200)), with: emptyClient)
         try send(Array(plain.prefix(200)), with: fullClient)
         var none = Runs(), withHeaders = Runs(), store = Runs()
         var headerTimes: [Double] = [], headerShares: [Double] = []
-        for round in 0..<passes {
+        for round in 0..<rounds {
             // Each round's three passes are compared with one another; every other round runs
             // them in the reverse order, so that a machine slowing or speeding up within a round
             // favours none of them.
@@ -91,8 +91,8 @@ enum HTTPBench {
                 try withHeaders.pass(given, emptyClient)
                 try none.pass(plain, emptyClient)
             }
-            // The cookie work alone, right after the requests it is compared with: the Cookie
-            // header of every hop, as HTTPClient asks for it (a top-level navigation whose
+            // The cookie work alone, right after the round's requests it is compared with: the
+            // Cookie header of every hop, as HTTPClient asks for it (a top-level navigation whose
             // top-level site is the hop's URL), in thread CPU time as the lookup section times.
             let start = threadCPUTime()
             try lookupsAsHTTPClientAsks(urls, full.httpCookieStore)
@@ -101,36 +101,37 @@ enum HTTPBench {
             headerShares.append(headerTime / (1e9 / store.rates.last!))
         }
         let cookies = config.big.cookies.grouped
-        // Every cost is the median of the rounds' own: a round's passes ran minutes apart at
-        // most, where the rates of passes in different rounds differ by a third on this machine.
-        let carried = median(zip(withHeaders.rates, none.rates).map { 1 - $0 / $1 })
+        // Every cost is the median of the rounds' own: a round's three passes run within a
+        // second or two of one another, where passes of different rounds differ by a third on
+        // this machine.
+        let carried = median(withHeaders.costs(against: none))
         table.add("empty store given the \(cookies)-cookie store's Cookie headers vs without",
                   ours: Format.rate(withHeaders.rate), peer: Format.rate(none.rate),
                   ratio: Format.fixed(carried * 100, 1) + "% cost", target: "(sending the cookies)", met: "-")
-        let total = median(zip(store.rates, none.rates).map { 1 - $0 / $1 })
+        let total = median(store.costs(against: none))
         table.add("ours with \(cookies) cookies vs the same requests with an empty store",
                   ours: Format.rate(store.rate), peer: Format.rate(none.rate),
                   ratio: Format.fixed(total * 100, 1) + "% cost", target: "(reported)", met: "-")
-        let costs = zip(store.rates, withHeaders.rates).map { 1 - $0 / $1 }
+        let costs = store.costs(against: withHeaders)
         let cost = median(costs)
         table.add("ours with \(cookies) cookies vs an empty store given the same headers",
                   ours: Format.rate(store.rate), peer: Format.rate(withHeaders.rate),
                   ratio: Format.fixed(cost * 100, 1) + "% cost", target: "< 5% cost", met: Format.met(cost < 0.05))
         // The client's own CPU per request (the server is another process): what the store's
         // work adds to it, against the time a request with the same headers takes.
-        let shares = withHeaders.rates.indices.map { i in (store.cpus[i] - withHeaders.cpus[i]) / (1e9 / withHeaders.rates[i]) }
+        let shares = store.extraCPUShares(over: withHeaders)
         let share = median(shares)
         table.add("client CPU per request: ours with the cookies vs empty store given the headers",
                   ours: Format.perOp(store.cpu), peer: Format.perOp(withHeaders.cpu),
                   ratio: Format.fixed(share * 100, 1) + "% of a request", target: "< 5%", met: Format.met(share < 0.05))
-        // Each pass's cookie work against that pass's request time; the median of the shares.
+        // Each round's cookie work against that round's request time; the median of the shares.
         let headerShare = median(headerShares)
         table.add("cookie work per request (the Cookie header from \(cookies) cookies) vs a request",
                   ours: Format.perOp(median(headerTimes)), peer: Format.perOp(1e9 / store.rate),
                   ratio: Format.fixed(headerShare * 100, 1) + "% of a request", target: "< 5%", met: Format.met(headerShare < 0.05))
-        table.note("cookie work: the \(requests.grouped) URLs' Cookie headers after each pass, thread CPU time per header; the share is the median of the rounds' \(Self.percents(headerShares))")
-        table.note("costs are medians of the \(passes) rounds' own: ours vs given the headers \(Self.percents(costs)); client CPU \(Self.percents(shares))")
-        table.note("rates are medians of \(passes) rounds of the three passes, interleaved, in reverse order every other round (ours: \(store.list); given the headers: \(withHeaders.list); empty: \(none.list)); the \(requests.grouped) URLs are the lookup set's, as http, sent through the server as a proxy; the full store sent \(sent.grouped) cookies in all, the same as the requests given the headers; client CPU is the process's, per request, median of the passes")
+        table.note("cookie work: the \(requests.grouped) URLs' Cookie headers after each round, thread CPU time per header; the share is the median of the rounds' \(Self.percents(headerShares))")
+        table.note("costs are medians of the \(rounds) rounds' own: ours vs given the headers \(Self.percents(costs)); client CPU \(Self.percents(shares))")
+        table.note("rates are medians of \(rounds) rounds of the three passes, interleaved, in reverse order every other round (ours: \(store.list); given the headers: \(withHeaders.list); empty: \(none.list)); the \(requests.grouped) URLs are the lookup set's, as http, sent through the server as a proxy; the full store sent \(sent.grouped) cookies in all, the same as the requests given the headers; client CPU is the process's, per request, median of the passes")
         return table
     }
 
@@ -146,6 +147,17 @@ enum HTTPBench {
         var rate: Double { median(rates) }
         var cpu: Double { median(cpus) }
         var list: String { rates.map { Format.rate($0) }.joined(separator: ", ") }
+
+        /// Each round's cost of these requests against `other`'s: 1 - this rate / that rate.
+        func costs(against other: Runs) -> [Double] {
+            zip(rates, other.rates).map { 1 - $0 / $1 }
+        }
+
+        /// Each round's client CPU per request beyond `other`'s, as a share of `other`'s time
+        /// per request.
+        func extraCPUShares(over other: Runs) -> [Double] {
+            other.rates.indices.map { i in (cpus[i] - other.cpus[i]) / (1e9 / other.rates[i]) }
+        }
 
         mutating func pass(_ requests: [HTTPRequest], _ client: HTTPClient) throws {
             let cpu = processCPUTime()
