@@ -11,7 +11,11 @@ import WebsiteDataHTTP
 /// `http-given` through an empty store, each request given the full store's `Cookie` header.
 /// `cold` times the parts of 1,500 lookups one by one, each after 48 MB have been read (every
 /// line of the store cold, as after a request): the URL's host, its display name, the header,
-/// and the header again (warm).
+/// and the header again (warm). `cold-batch` times the http section's cookie work as it is timed
+/// there, 5,000 headers in a row after 48 MB have been read (as after a round of requests), 40
+/// times, beside a chain of dependent reads of random lines of 256 MB: on this shared machine the
+/// time of a read from memory changes from run to run by half, and the headers' time in reads
+/// compares builds where their times in nanoseconds do not.
 enum ProfileLoop {
     /// `HTTPBench.lookupsAsHTTPClientAsks` after the first round, in a function of its own:
     /// `valgrind --toggle-collect='*ProfileLoop*steadyLookups*'` counts only these.
@@ -28,8 +32,8 @@ enum ProfileLoop {
     }
 
     static func run(_ arguments: [String]) throws {
-        guard let what = arguments.first, ["lookup", "lookup-http", "lookup-memory", "ingest", "ingest1", "ingest-memory", "http", "http-empty", "http-given", "cold"].contains(what) else {
-            throw BenchError("usage: __profile lookup|lookup-http|lookup-memory|ingest|ingest1|ingest-memory|http|http-empty|http-given|cold [SECONDS] [--quick]")
+        guard let what = arguments.first, ["lookup", "lookup-http", "lookup-memory", "ingest", "ingest1", "ingest-memory", "http", "http-empty", "http-given", "cold", "cold-batch"].contains(what) else {
+            throw BenchError("usage: __profile lookup|lookup-http|lookup-memory|ingest|ingest1|ingest-memory|http|http-empty|http-given|cold|cold-batch [SECONDS] [--quick]")
         }
         let seconds = arguments.dropFirst().first.flatMap { Double($0) } ?? 10
         var config = Config()
@@ -65,6 +69,31 @@ enum ProfileLoop {
             for (name, values) in zip(["host", "display name", "header (host, site warm)", "header again (warm)"], parts) {
                 print("\(name): median \(Int(median(values))) ns, mean \(Int(values.reduce(0, +) / Double(values.count))) ns")
             }
+        case "cold-batch":
+            let scratch = ScratchDirectory("profile")
+            let store = try loadedStore(data, config, directory: scratch.url.appendingPathComponent("store"))
+            let engine = store.httpCookieStore
+            let urls = HTTPBench.httpURLs(data.lookups.prefix(5_000))
+            let thrash = UnsafeMutableRawBufferPointer.allocate(byteCount: 48 << 20, alignment: 64)
+            thrash.initializeMemory(as: UInt8.self, repeating: 1)
+            let chase = MemoryChase(bytes: 256 << 20)
+            var sink: UInt64 = 0
+            var headers: [Double] = [], reads: [Double] = []
+            try HTTPBench.lookupsAsHTTPClientAsks(urls, engine)
+            for _ in 0..<40 {
+                for i in stride(from: 0, to: thrash.count, by: 64) { sink &+= UInt64(thrash[i]) }
+                let t0 = threadCPUTime()
+                try HTTPBench.lookupsAsHTTPClientAsks(urls, engine)
+                let t1 = threadCPUTime()
+                sink &+= UInt64(chase.follow(20_000))
+                let t2 = threadCPUTime()
+                headers.append(Double(t1 - t0) / Double(urls.count))
+                reads.append(Double(t2 - t1) / 20_000)
+            }
+            keep(sink)
+            thrash.deallocate()
+            let header = median(headers), read = median(reads)
+            print("cold batch: header \(Int(header)) ns, read from memory \(Int(read)) ns: \(Format.fixed(header / read, 2)) reads per header")
         case "http", "http-empty", "http-given":
             let scratch = ScratchDirectory("profile")
             let directory = scratch.url.appendingPathComponent("store")
@@ -119,5 +148,32 @@ enum ProfileLoop {
             }
             print("\(rounds) rounds of ingesting \(data.headerCount) headers")
         }
+    }
+}
+
+/// Lines of a large buffer linked in a random cycle: following it reads memory, each read
+/// waiting for the one before (no prefetcher guesses the next).
+final class MemoryChase {
+    private let lines: UnsafeMutablePointer<Int>
+    private let count: Int
+    private var at = 0
+
+    init(bytes: Int) {
+        count = bytes / 64
+        lines = UnsafeMutablePointer<Int>.allocate(capacity: count * 8)
+        var order = Array(0..<count)
+        var random = SplitMix64(seed: 7)
+        for i in stride(from: count - 1, to: 0, by: -1) { order.swapAt(i, random.below(i + 1)) }
+        for k in 0..<count { lines[order[k] * 8] = order[(k + 1) % count] }
+    }
+
+    deinit { lines.deallocate() }
+
+    /// Follows `steps` links; returns where it ended.
+    func follow(_ steps: Int) -> Int {
+        var i = at
+        for _ in 0..<steps { i = lines[i * 8] }
+        at = i
+        return i
     }
 }
