@@ -32,9 +32,10 @@ struct SiteCookies {
     /// each (see `makeKey`), each with where its cookies are in `byPlace`; a lookup tests each
     /// once.
     private(set) var places: [Place] = []
-    /// The indices of the cookies, grouped by place (each place's `first` and `count`), in
-    /// index order within a place. Grouped again by the first lookup after a change.
-    private var byPlace: [UInt32] = []
+    /// The cookies grouped by place (each place's `first` and `count`), in index order within a
+    /// place: each one's index and where its pair is. Grouped again by the first lookup after a
+    /// change.
+    private var byPlace: [Member] = []
     /// Whether the cookies changed since they were last grouped by place.
     private var groupsAreStale = false
     /// UTF-8: each distinct domain and path, and each cookie's pair (`value` alone for a
@@ -109,6 +110,14 @@ struct SiteCookies {
             domain == other.domain && domainLength == other.domainLength && path == other.path
                 && pathLength == other.pathLength && isHostOnly == other.isHostOnly
         }
+    }
+
+    /// A cookie of a place, as `byPlace` lists it: its index, and where its pair is (as in
+    /// `Key`), so that a lookup asks for a cookie's key and pair at once, not the pair only once
+    /// the key has come (a wait for memory apiece, on a large store).
+    struct Member {
+        var index: UInt32
+        var pair: UInt32
     }
 
     /// What a lookup reads and writes of a cookie: its place (an index in `places`), its flags,
@@ -432,10 +441,15 @@ struct SiteCookies {
                 // Each place tested once; the keys read only of the cookies of those that match.
                 for place in places where place.count > 0 && tests.matches(place) {
                     let cookies = Int(place.first)..<Int(place.first) + Int(place.count)
-                    // A place's cookies' keys are anywhere in the site's: all asked for at once.
-                    for j in cookies { wkstore_prefetch(keys.baseAddress! + Int(byPlace[j])) }
+                    // A place's cookies' keys are anywhere in the site's, and their pairs anywhere
+                    // in the bytes: all asked for at once (the pairs of those not sent too).
                     for j in cookies {
-                        let i = Int(byPlace[j])
+                        let member = byPlace[j]
+                        wkstore_prefetch(keys.baseAddress! + Int(member.index))
+                        if member.pair != Facts.notKept { wkstore_prefetch(bytes.baseAddress! + Int(member.pair)) }
+                    }
+                    for j in cookies {
+                        let i = Int(byPlace[j].index)
                         let key = keys[i]
                         guard key.flags & excluded == 0, key.expires > nowSeconds else { continue }
                         if key.sameSite != .none {
@@ -451,8 +465,6 @@ struct SiteCookies {
                             topLevelKey = partition
                             if all.pointee[i].partitionKey != partition { continue }
                         }
-                        // Its pair, read for the header once all are found and sorted.
-                        if key.pair != Facts.notKept { wkstore_prefetch(bytes.baseAddress! + Int(key.pair)) }
                         found[n] = i
                         n += 1
                     }
@@ -519,7 +531,7 @@ struct SiteCookies {
     /// read).
     @inline(__always)
     private mutating func withTables<R>(_ body: (UnsafePointer<[Cookie]>, UnsafeBufferPointer<Key>, UnsafeBufferPointer<Place>,
-                                                 UnsafeBufferPointer<UInt32>, UnsafeBufferPointer<UInt8>) -> R) -> R {
+                                                 UnsafeBufferPointer<Member>, UnsafeBufferPointer<UInt8>) -> R) -> R {
         withUnsafePointer(to: &stored) { all in
             keys.withUnsafeMutableBufferPointer { keys in
                 places.withUnsafeMutableBufferPointer { places in
@@ -546,12 +558,12 @@ struct SiteCookies {
                 places[p].count = 0
             }
         }
-        byPlace = [UInt32](repeating: 0, count: keys.count)
+        byPlace = [Member](repeating: Member(index: 0, pair: 0), count: keys.count)
         places.withUnsafeMutableBufferPointer { places in
             byPlace.withUnsafeMutableBufferPointer { byPlace in
                 for i in keys.indices {
                     let p = Int(keys[i].place)
-                    byPlace[Int(places[p].first + places[p].count)] = UInt32(i)
+                    byPlace[Int(places[p].first + places[p].count)] = Member(index: UInt32(i), pair: keys[i].pair)
                     places[p].count += 1
                 }
             }
