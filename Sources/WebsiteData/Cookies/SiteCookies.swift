@@ -10,11 +10,12 @@ import Foundation
 ///
 /// A lookup reads no string and no facts: each cookie also has a key (32 bytes: its place,
 /// flags, expiry, SameSite, last-access time, where its pair is, and its rank in header order),
-/// and the site a list of its distinct places (domain, path, host-only), each with its
-/// cookies. A lookup tests each place once, reads the keys of the cookies of the places that
-/// match, puts what it sends in header order by rank, and copies their pairs from the buffer.
-/// On a large store each string, facts or key line read was a cache miss, and most of a
-/// lookup's time; so was sorting the cookies it sends by path and creation time.
+/// and the site a list of its distinct places (domain, path, host-only). A lookup reads the
+/// site's index (`PlaceIndex`: the places with cookies, each with its cookies, and the distinct
+/// domains and paths), tests each distinct domain and path once, reads the keys of the cookies
+/// of the places that match, puts what it sends in header order by rank, and copies their pairs
+/// from the buffer. On a large store each string, facts or key line read was a cache miss, and
+/// most of a lookup's time; so was sorting the cookies it sends by path and creation time.
 ///
 /// Every change goes through this type, which keeps the facts, keys, ranks and places in step
 /// with the cookies.
@@ -29,15 +30,17 @@ struct SiteCookies {
     /// nothing else of a cookie but its pair.
     private var keys: [Key] = []
     /// The distinct (domain, path, host-only) combinations of the site's cookies, mostly once
-    /// each (see `makeKey`), each with where its cookies are in `byPlace`; a lookup tests each
-    /// once.
+    /// each (see `makeKey`). What a lookup reads of them is in `index`.
     private(set) var places: [Place] = []
-    /// The cookies grouped by place (each place's `first` and `count`), in index order within a
-    /// place: each one's index and where its pair is. Grouped again by the first lookup after a
-    /// change.
-    private var byPlace: [Member] = []
-    /// Whether the cookies changed since they were last grouped by place.
-    private var groupsAreStale = false
+    /// What a lookup reads before it knows which keys and pairs to ask for (`PlaceIndex`), in one
+    /// allocation. Built again by the first lookup after a change.
+    private var index: [UInt8] = []
+    /// Where `index`'s elements were when it was built: a lookup asks for its first lines from
+    /// here before the array's header has come. Only a hint, never read through (a copy of the
+    /// site may have moved them).
+    private var indexAddress: UInt = 0
+    /// Whether the cookies changed since `index` was built.
+    private var indexIsStale = false
     /// UTF-8: each distinct domain and path, and each cookie's pair (`value` alone for a
     /// nameless cookie) up to `longestPairKept` bytes. A cookie added with a domain or path
     /// already held uses those bytes (and shares that cookie's string). About `unusedBytes` of
@@ -86,14 +89,12 @@ struct SiteCookies {
     }
 
     /// Where a cookie may be sent: its domain and path (offsets in `bytes`) and whether it is
-    /// host-only; and which cookies have it (`byPlace[first ..< first + count]`).
+    /// host-only.
     struct Place {
         var domain: UInt32
         var domainLength: UInt32
         var path: UInt32
         var pathLength: UInt32
-        var first: UInt32 = 0
-        var count: UInt32 = 0
         var isHostOnly: Bool
 
         /// The place of the cookie whose facts are `fact`.
@@ -112,12 +113,144 @@ struct SiteCookies {
         }
     }
 
-    /// A cookie of a place, as `byPlace` lists it: its index, and where its pair is (as in
+    /// A cookie of a place, as `PlaceIndex` lists it: its index, and where its pair is (as in
     /// `Key`), so that a lookup asks for a cookie's key and pair at once, not the pair only once
     /// the key has come (a wait for memory apiece, on a large store).
     struct Member {
         var index: UInt32
         var pair: UInt32
+    }
+
+    /// The layout of `index`, a site's places as a lookup tests them: four counts (`UInt32`:
+    /// distinct domains, distinct paths, places with cookies, cookies), the domains and the paths
+    /// (where each one's bytes are in the index's own bytes, and how many), the places (a domain's
+    /// and a path's number, whether host-only, and their range in the members), the members
+    /// (each place's cookies, in index order, each with where its pair is), then the bytes.
+    ///
+    /// A lookup tests each distinct domain and path once, then each place by two numbers. It
+    /// reads a few neighbouring lines, asked for at once: it read a 28-byte place apiece and the
+    /// domain and path bytes of each place anywhere in the site's bytes, each read waiting for
+    /// the one before.
+    struct PlaceIndex {
+        /// Where a domain's or a path's bytes are in the index's bytes, and how many.
+        struct Span {
+            var offset: UInt32
+            var length: UInt32
+        }
+
+        /// A place with cookies: its members `first ..< first + count`, the numbers of its domain
+        /// and path, and whether it is host-only.
+        struct IndexedPlace {
+            var first: UInt32
+            var count: UInt32
+            var domain: UInt32
+            var path: UInt32
+            var isHostOnly: Bool
+        }
+
+        let domainCount: Int
+        let pathCount: Int
+        let placeCount: Int
+        private let spans: UnsafeRawPointer
+        private let places: UnsafeRawPointer
+        private let members: UnsafeRawPointer
+        /// The domains' and paths' bytes.
+        let bytes: UnsafePointer<UInt8>
+
+        /// The four counts before the spans.
+        static let header = 16
+
+        /// The index in `buffer`, as `build` wrote it (never empty).
+        init(_ buffer: UnsafeBufferPointer<UInt8>) {
+            let raw = UnsafeRawPointer(buffer.baseAddress!)
+            domainCount = Int(raw.load(as: UInt32.self))
+            pathCount = Int(raw.load(fromByteOffset: 4, as: UInt32.self))
+            placeCount = Int(raw.load(fromByteOffset: 8, as: UInt32.self))
+            let memberCount = Int(raw.load(fromByteOffset: 12, as: UInt32.self))
+            spans = raw + Self.header
+            places = spans + (domainCount + pathCount) * MemoryLayout<Span>.stride
+            members = places + placeCount * MemoryLayout<IndexedPlace>.stride
+            bytes = (members + memberCount * MemoryLayout<Member>.stride).assumingMemoryBound(to: UInt8.self)
+        }
+
+        /// Domain `i`, or path `i - domainCount`.
+        func span(_ i: Int) -> Span { spans.load(fromByteOffset: i * MemoryLayout<Span>.stride, as: Span.self) }
+        func place(_ p: Int) -> IndexedPlace { places.load(fromByteOffset: p * MemoryLayout<IndexedPlace>.stride, as: IndexedPlace.self) }
+        func member(_ j: Int) -> Member { members.load(fromByteOffset: j * MemoryLayout<Member>.stride, as: Member.self) }
+
+        /// How many of the newest distinct domains, and of the newest paths, `build` compares a
+        /// place's with. One found further back is numbered again: a lookup tests it twice.
+        static let window = 64
+
+        /// The index of `places` and `keys` (not empty), whose domains and paths are in `bytes`.
+        static func build(places: [Place], keys: [Key], bytes: [UInt8]) -> [UInt8] {
+            var counts = [UInt32](repeating: 0, count: places.count)
+            for key in keys { counts[Int(key.place)] += 1 }
+            // Where each distinct domain and path is in `bytes`, domains first.
+            var domains: [Span] = [], paths: [Span] = []
+            var kept: [IndexedPlace] = [], keptIndex = [Int](repeating: -1, count: places.count)
+            bytes.withUnsafeBufferPointer { bytes in
+                func number(_ offset: UInt32, _ length: UInt32, in spans: inout [Span]) -> UInt32 {
+                    var i = spans.count - 1
+                    while i >= max(0, spans.count - window) {
+                        let span = spans[i]
+                        if span.length == length && (span.offset == offset
+                            || memcmp(bytes.baseAddress! + Int(span.offset), bytes.baseAddress! + Int(offset), Int(length)) == 0) {
+                            return UInt32(i)
+                        }
+                        i -= 1
+                    }
+                    spans.append(Span(offset: offset, length: length))
+                    return UInt32(spans.count - 1)
+                }
+                var first: UInt32 = 0
+                for p in places.indices where counts[p] > 0 {
+                    let place = places[p]
+                    keptIndex[p] = kept.count
+                    kept.append(IndexedPlace(first: first, count: 0, domain: number(place.domain, place.domainLength, in: &domains),
+                                             path: number(place.path, place.pathLength, in: &paths), isHostOnly: place.isHostOnly))
+                    first += counts[p]
+                }
+            }
+            var members = [Member](repeating: Member(index: 0, pair: 0), count: keys.count)
+            for i in keys.indices {
+                let k = keptIndex[Int(keys[i].place)]
+                members[Int(kept[k].first + kept[k].count)] = Member(index: UInt32(i), pair: keys[i].pair)
+                kept[k].count += 1
+            }
+            let spansSize = (domains.count + paths.count) * MemoryLayout<Span>.stride
+            let placesSize = kept.count * MemoryLayout<IndexedPlace>.stride
+            let membersSize = members.count * MemoryLayout<Member>.stride
+            let textSize = domains.reduce(0) { $0 + Int($1.length) } + paths.reduce(0) { $0 + Int($1.length) }
+            let size = header + spansSize + placesSize + membersSize + textSize
+            return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+                let raw = UnsafeMutableRawPointer(buffer.baseAddress!)
+                raw.storeBytes(of: UInt32(domains.count), as: UInt32.self)
+                raw.storeBytes(of: UInt32(paths.count), toByteOffset: 4, as: UInt32.self)
+                raw.storeBytes(of: UInt32(kept.count), toByteOffset: 8, as: UInt32.self)
+                raw.storeBytes(of: UInt32(members.count), toByteOffset: 12, as: UInt32.self)
+                var at = raw + header + spansSize
+                kept.withUnsafeBytes { at.copyMemory(from: $0.baseAddress!, byteCount: placesSize) }
+                at += placesSize
+                members.withUnsafeBytes { at.copyMemory(from: $0.baseAddress!, byteCount: membersSize) }
+                at += membersSize
+                // Each span moved to the index's bytes.
+                var text = 0
+                bytes.withUnsafeBufferPointer { bytes in
+                    var n = 0
+                    for spans in [domains, paths] {
+                        for span in spans {
+                            (at + text).copyMemory(from: bytes.baseAddress! + Int(span.offset), byteCount: Int(span.length))
+                            raw.storeBytes(of: Span(offset: UInt32(text), length: span.length),
+                                           toByteOffset: header + n * MemoryLayout<Span>.stride, as: Span.self)
+                            text += Int(span.length)
+                            n += 1
+                        }
+                    }
+                }
+                initialized = size
+            }
+        }
     }
 
     /// What a lookup reads and writes of a cookie: its place (an index in `places`), its flags,
@@ -245,7 +378,7 @@ struct SiteCookies {
         stored.append(cookie)
         facts.append(fact)
         keys.append(makeKey(fact, lastAccess: cookie.lastAccess))
-        groupsAreStale = true
+        indexIsStale = true
     }
 
     /// Replaces the cookie at `index`.
@@ -255,7 +388,7 @@ struct SiteCookies {
         removeRank(of: index)
         facts[index] = makeFacts(&cookie)
         keys[index] = makeKey(facts[index], lastAccess: cookie.lastAccess)
-        groupsAreStale = true
+        indexIsStale = true
         stored[index] = cookie
         insertRank(of: index)
         compactIfSparse()
@@ -269,7 +402,7 @@ struct SiteCookies {
         removeRank(of: index)
         facts.remove(at: index)
         keys.remove(at: index)
-        groupsAreStale = true
+        indexIsStale = true
         stored.remove(at: index)
         compactIfSparse()
         return removed
@@ -296,7 +429,7 @@ struct SiteCookies {
         stored = keptCookies
         facts = keptFacts
         keys = keptKeys
-        groupsAreStale = true
+        indexIsStale = true
         rankAll()
         compactIfSparse()
         return removed
@@ -431,46 +564,66 @@ struct SiteCookies {
             return body(Matches(all: nil, keys: UnsafeBufferPointer(start: nil, count: 0),
                                 bytes: UnsafeBufferPointer(start: nil, count: 0), indices: UnsafeBufferPointer(start: nil, count: 0)))
         }
-        if groupsAreStale { groupByPlace() }
+        if indexIsStale { buildIndex() }
+        // The index's first lines, asked for together (where they were: see `indexAddress`).
+        if let index = UnsafeRawPointer(bitPattern: indexAddress) {
+            wkstore_prefetch(index)
+            wkstore_prefetch(index + 64)
+            wkstore_prefetch(index + 128)
+        }
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: keys.count) { found in
-            let n = withTables { all, keys, places, byPlace, bytes in
-                var tests = Tests(host: host, path: path, bytes: bytes.baseAddress!)
+            let n = withIndex { all, keys, index, bytes in
+                let index = PlaceIndex(index)
                 var n = 0
                 var sameSite: Bool?
                 var topLevelKey: String?
-                // Each place tested once; the keys read only of the cookies of those that match.
-                for place in places where place.count > 0 && tests.matches(place) {
-                    let cookies = Int(place.first)..<Int(place.first) + Int(place.count)
-                    // A place's cookies' keys are anywhere in the site's, and their pairs anywhere
-                    // in the bytes: all asked for at once (the pairs of those not sent too).
-                    for j in cookies {
-                        let member = byPlace[j]
-                        wkstore_prefetch(keys.baseAddress! + Int(member.index))
-                        if member.pair != Facts.notKept { wkstore_prefetch(bytes.baseAddress! + Int(member.pair)) }
+                // Each distinct domain and path tested once; then each place by their results, and
+                // the keys read only of the cookies of the places that match.
+                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: index.domainCount + index.pathCount) { results in
+                    var hostIsIP: Bool?
+                    for d in 0..<index.domainCount {
+                        let span = index.span(d)
+                        results[d] = Self.test(domain: index.bytes + Int(span.offset), count: Int(span.length), host: host, hostIsIP: &hostIsIP)
                     }
-                    for j in cookies {
-                        let i = Int(byPlace[j].index)
-                        let key = keys[i]
-                        guard key.flags & excluded == 0, key.expires > nowSeconds else { continue }
-                        if key.sameSite != .none {
-                            let same = sameSite ?? context.isSameSite(url)
-                            sameSite = same
-                            if !same {
-                                if key.sameSite == .strict { continue }
-                                if !(context.isNavigation && context.isSafeMethod && api == .http) { continue }
+                    for p in 0..<index.pathCount {
+                        let span = index.span(index.domainCount + p)
+                        results[index.domainCount + p] = Self.test(path: index.bytes + Int(span.offset), count: Int(span.length), requestPath: path) ? 1 : 0
+                    }
+                    for p in 0..<index.placeCount {
+                        let place = index.place(p)
+                        guard results[Int(place.domain)] & (place.isHostOnly ? 1 : 2) != 0, results[index.domainCount + Int(place.path)] != 0 else { continue }
+                        let cookies = Int(place.first)..<Int(place.first) + Int(place.count)
+                        // A place's cookies' keys are anywhere in the site's, and their pairs
+                        // anywhere in the bytes: all asked for at once (the pairs of those not sent too).
+                        for j in cookies {
+                            let member = index.member(j)
+                            wkstore_prefetch(keys.baseAddress! + Int(member.index))
+                            if member.pair != Facts.notKept { wkstore_prefetch(bytes.baseAddress! + Int(member.pair)) }
+                        }
+                        for j in cookies {
+                            let i = Int(index.member(j).index)
+                            let key = keys[i]
+                            guard key.flags & excluded == 0, key.expires > nowSeconds else { continue }
+                            if key.sameSite != .none {
+                                let same = sameSite ?? context.isSameSite(url)
+                                sameSite = same
+                                if !same {
+                                    if key.sameSite == .strict { continue }
+                                    if !(context.isNavigation && context.isSafeMethod && api == .http) { continue }
+                                }
                             }
+                            if key.flags & Facts.partitioned != 0 {
+                                let partition = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?.description ?? "")
+                                topLevelKey = partition
+                                if all.pointee[i].partitionKey != partition { continue }
+                            }
+                            found[n] = i
+                            n += 1
                         }
-                        if key.flags & Facts.partitioned != 0 {
-                            let partition = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?.description ?? "")
-                            topLevelKey = partition
-                            if all.pointee[i].partitionKey != partition { continue }
-                        }
-                        found[n] = i
-                        n += 1
                     }
+                    Self.sortInHeaderOrder(UnsafeMutableBufferPointer(rebasing: found[..<n]), keys)
+                    return n
                 }
-                Self.sortInHeaderOrder(UnsafeMutableBufferPointer(rebasing: found[..<n]), keys)
-                return n
             }
             let matched = UnsafeBufferPointer(rebasing: found[..<n])
             var due: [Int] = []
@@ -523,52 +676,46 @@ struct SiteCookies {
         }
     }
 
-    /// Calls `body` with the site's cookies, keys, places, cookies by place and bytes, in place.
-    /// Always inlined, as the lookup's other helpers are (see `Site.withRequestBytes`). Mutating,
-    /// and the arrays reached as mutable, though nothing is changed: from a lookup, a
-    /// non-mutating method took a copy of the whole site, and each array borrowed for the call
-    /// was retained and released around it (atomic writes, to lines a lookup may not otherwise
-    /// read).
+    /// Calls `body` with the site's cookies, keys, index and bytes, in place. Always inlined, as
+    /// the lookup's other helpers are (see `Site.withRequestBytes`). Mutating, and the arrays
+    /// reached as mutable, though nothing is changed: from a lookup, a non-mutating method took a
+    /// copy of the whole site, and each array borrowed for the call was retained and released
+    /// around it (atomic writes, to lines a lookup may not otherwise read).
     @inline(__always)
-    private mutating func withTables<R>(_ body: (UnsafePointer<[Cookie]>, UnsafeBufferPointer<Key>, UnsafeBufferPointer<Place>,
-                                                 UnsafeBufferPointer<Member>, UnsafeBufferPointer<UInt8>) -> R) -> R {
+    private mutating func withIndex<R>(_ body: (UnsafePointer<[Cookie]>, UnsafeBufferPointer<Key>, UnsafeBufferPointer<UInt8>,
+                                                  UnsafeBufferPointer<UInt8>) -> R) -> R {
         withUnsafePointer(to: &stored) { all in
             keys.withUnsafeMutableBufferPointer { keys in
-                places.withUnsafeMutableBufferPointer { places in
-                    byPlace.withUnsafeMutableBufferPointer { byPlace in
-                        bytes.withUnsafeMutableBufferPointer { bytes in
-                            body(all, UnsafeBufferPointer(keys), UnsafeBufferPointer(places), UnsafeBufferPointer(byPlace), UnsafeBufferPointer(bytes))
-                        }
+                index.withUnsafeMutableBufferPointer { index in
+                    bytes.withUnsafeMutableBufferPointer { bytes in
+                        body(all, UnsafeBufferPointer(keys), UnsafeBufferPointer(index), UnsafeBufferPointer(bytes))
                     }
                 }
             }
         }
     }
 
-    /// Groups the cookies by place: `byPlace`, and each place's `first` and `count`.
-    private mutating func groupByPlace() {
-        var first: UInt32 = 0
-        places.withUnsafeMutableBufferPointer { places in
-            for p in places.indices { places[p].count = 0 }
-            for key in keys { places[Int(key.place)].count += 1 }
-            for p in places.indices {
-                places[p].first = first
-                first += places[p].count
-                // Counted again as each place's cookies are put in.
-                places[p].count = 0
-            }
-        }
-        byPlace = [Member](repeating: Member(index: 0, pair: 0), count: keys.count)
-        places.withUnsafeMutableBufferPointer { places in
-            byPlace.withUnsafeMutableBufferPointer { byPlace in
-                for i in keys.indices {
-                    let p = Int(keys[i].place)
-                    byPlace[Int(places[p].first + places[p].count)] = Member(index: UInt32(i), pair: keys[i].pair)
-                    places[p].count += 1
-                }
-            }
-        }
-        groupsAreStale = false
+    /// Bit 0: the domain is the host; bit 1: it domain-matches the host (5.1.3).
+    static func test(domain: UnsafePointer<UInt8>, count: Int, host: UnsafeBufferPointer<UInt8>, hostIsIP: inout Bool?) -> UInt8 {
+        if count == host.count { return memcmp(domain, host.baseAddress!, count) == 0 ? 3 : 0 }
+        guard count < host.count, host[host.count - count - 1] == UInt8(ascii: "."),
+              memcmp(domain, host.baseAddress! + (host.count - count), count) == 0 else { return 0 }
+        let isIP = hostIsIP ?? Site.isIPAddress(host)
+        hostIsIP = isIP
+        return isIP ? 0 : 2
+    }
+
+    /// 5.1.4: the request path is the cookie path, or starts with it followed by or ending in "/".
+    static func test(path cookiePath: UnsafePointer<UInt8>, count: Int, requestPath path: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard count <= path.count, memcmp(cookiePath, path.baseAddress!, count) == 0 else { return false }
+        return count == path.count || (count > 0 && cookiePath[count - 1] == UInt8(ascii: "/")) || path[count] == UInt8(ascii: "/")
+    }
+
+    /// Builds the index (`PlaceIndex`).
+    private mutating func buildIndex() {
+        index = PlaceIndex.build(places: places, keys: keys, bytes: bytes)
+        indexAddress = index.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        indexIsStale = false
     }
 
     // MARK: Header order
@@ -611,70 +758,6 @@ struct SiteCookies {
         facts.withUnsafeBufferPointer { facts in order.sort { Self.goesBefore($0, $1, facts) } }
         keys.withUnsafeMutableBufferPointer { keys in
             for (rank, i) in order.enumerated() { keys[i].rank = UInt32(rank) }
-        }
-    }
-
-    /// Domain and path tests of one lookup, on bytes, each distinct domain and path tested once.
-    private struct Tests {
-        let host: UnsafeBufferPointer<UInt8>
-        let path: UnsafeBufferPointer<UInt8>
-        let bytes: UnsafePointer<UInt8>
-        /// The last distinct domains and paths tested (offset, result); a site has few.
-        var domains: (UInt32, UInt8, UInt32, UInt8, UInt32, UInt8, UInt32, UInt8) = (.max, 0, .max, 0, .max, 0, .max, 0)
-        var paths: (UInt32, Bool, UInt32, Bool, UInt32, Bool, UInt32, Bool) = (.max, false, .max, false, .max, false, .max, false)
-        var hostIsIP: Bool?
-
-        init(host: UnsafeBufferPointer<UInt8>, path: UnsafeBufferPointer<UInt8>, bytes: UnsafePointer<UInt8>) {
-            self.host = host
-            self.path = path
-            self.bytes = bytes
-        }
-
-        /// Whether cookies of `place` may be sent to the request's host and path.
-        mutating func matches(_ place: Place) -> Bool {
-            domain(place) && path(place)
-        }
-
-        /// 5.1.3: a host-only cookie's domain is the host; a domain cookie's domain is the host
-        /// or a suffix of it after a dot, for a host that is not an IP address.
-        private mutating func domain(_ place: Place) -> Bool {
-            let result: UInt8
-            if place.domain == domains.0 { result = domains.1 }
-            else if place.domain == domains.2 { result = domains.3 }
-            else if place.domain == domains.4 { result = domains.5 }
-            else if place.domain == domains.6 { result = domains.7 }
-            else {
-                result = test(domainAt: Int(place.domain), count: Int(place.domainLength))
-                domains = (place.domain, result, domains.0, domains.1, domains.2, domains.3, domains.4, domains.5)
-            }
-            return result & (place.isHostOnly ? 1 : 2) != 0
-        }
-
-        /// Bit 0: the domain is the host; bit 1: it domain-matches the host.
-        private mutating func test(domainAt offset: Int, count: Int) -> UInt8 {
-            let domain = bytes + offset
-            if count == host.count { return memcmp(domain, host.baseAddress!, count) == 0 ? 3 : 0 }
-            guard count < host.count, host[host.count - count - 1] == UInt8(ascii: "."),
-                  memcmp(domain, host.baseAddress! + (host.count - count), count) == 0 else { return 0 }
-            let isIP = hostIsIP ?? Site.isIPAddress(host)
-            hostIsIP = isIP
-            return isIP ? 0 : 2
-        }
-
-        /// 5.1.4: the request path is the cookie path, or starts with it followed by or ending in "/".
-        private mutating func path(_ place: Place) -> Bool {
-            if place.path == paths.0 { return paths.1 }
-            if place.path == paths.2 { return paths.3 }
-            if place.path == paths.4 { return paths.5 }
-            if place.path == paths.6 { return paths.7 }
-            let count = Int(place.pathLength)
-            let cookiePath = bytes + Int(place.path)
-            var result = false
-            if count <= path.count, memcmp(cookiePath, path.baseAddress!, count) == 0 {
-                result = count == path.count || (count > 0 && cookiePath[count - 1] == UInt8(ascii: "/")) || path[count] == UInt8(ascii: "/")
-            }
-            paths = (place.path, result, paths.0, paths.1, paths.2, paths.3, paths.4, paths.5)
-            return result
         }
     }
 
