@@ -36,9 +36,10 @@ struct SiteCookies {
     /// allocation. Built again by the first lookup after a change.
     private var index: [UInt8] = []
     /// Where `index`'s elements were when it was built: a lookup asks for its first lines from
-    /// here before the array's header has come. Only a hint, never read through (a copy of the
-    /// site may have moved them).
-    private var indexAddress: UInt = 0
+    /// here before the array's header has come, and the store's table of hosts remembers it for
+    /// the next lookup of a host, which asks for them before it has read the site's slot. Only a
+    /// hint, never read through (a copy of the site may have moved them, a change freed them).
+    private(set) var indexAddress: UInt = 0
     /// Whether the cookies changed since `index` was built.
     private var indexIsStale = false
     /// UTF-8: each distinct domain and path, and each cookie's pair (`value` alone for a

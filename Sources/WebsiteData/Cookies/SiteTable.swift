@@ -65,6 +65,9 @@ struct SiteTable {
         index < slots.count && slots[index].stamp == stamp
     }
 
+    /// Where the lookup index of the site in slot `index` is (see `SiteCookies.indexAddress`).
+    func indexAddress(inSlot index: Int) -> UInt { slots[index].cookies.indexAddress }
+
     /// Reads the cookies of slot `index` in place, where a lookup may move their last-access
     /// times on but removes none (so the site stays, and its cookies are not counted).
     mutating func withCookies<R>(inSlot index: Int, _ body: (inout SiteCookies) throws -> R) rethrows -> R {

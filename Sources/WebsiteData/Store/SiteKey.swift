@@ -1,3 +1,5 @@
+import CWebsiteDataSupport
+
 /// A site's display name with its hash worked out once.
 ///
 /// Dictionaries keyed by it (the cookie jar's sites) hash the stored number, not the name's
@@ -22,8 +24,9 @@ struct SiteKey: Hashable, Sendable {
 
 /// Sites by host, for one cookie store's lookups, under the store's lock: an open-addressed
 /// table of 64-byte entries, each holding a host's bytes (up to `longestHostHeld`) beside the
-/// slot of its site in the store's `SiteTable` and that slot's stamp. Finding a host reads one
-/// entry, and then the site's slot: no dictionary of names is read. The shared display-name
+/// slot of its site in the store's `SiteTable`, that slot's stamp, and where the site's lookup
+/// index was last seen. Finding a host reads one entry, and then the site's slot while its
+/// index's lines are already asked for: no dictionary of names is read. The shared display-name
 /// cache (a dictionary of strings, behind its own lock) read its bucket, its key's bytes and its
 /// value apart, and then the jar's dictionary its bucket, key and value, each a cache miss on a
 /// large store. Longer hosts go that way every time.
@@ -38,13 +41,16 @@ final class HostSiteTable: @unchecked Sendable {
     /// One host: `tag` (0 for a free entry) is the hash of `host` with its low bit set; `host`
     /// holds the host's bytes, zero-padded, and their count in its last byte. `slot` is the
     /// site's slot, or -1 when the site had no cookies; `stamp` is then the table's `lastStamp`.
+    /// `index` is where the site's lookup index was the last time the host was looked up (see
+    /// `SiteCookies.indexAddress`): asked for with the slot, not once the slot has come.
     private struct Entry {
-        var tag: UInt64
-        var slot: Int
+        var tag: UInt32
+        var slot: Int32
         var stamp: UInt64
+        var index: UInt
         var host: Host
 
-        static let free = Entry(tag: 0, slot: -1, stamp: 0, host: (0, 0, 0, 0, 0))
+        static let free = Entry(tag: 0, slot: -1, stamp: 0, index: 0, host: (0, 0, 0, 0, 0))
     }
 
     /// A host's bytes as an entry holds them.
@@ -79,19 +85,29 @@ final class HostSiteTable: @unchecked Sendable {
         while entries[i].tag != 0 {
             if entries[i].tag == tag && entries[i].host == key {
                 let entry = entries[i]
-                if entry.slot >= 0 ? sites.holds(entry.slot, stamp: entry.stamp) : entry.stamp == sites.lastStamp {
-                    return entry.slot >= 0 ? entry.slot : nil
+                if let index = UnsafeRawPointer(bitPattern: entry.index) {
+                    // Only asked for: the index may have moved or gone since.
+                    wkstore_prefetch(index)
+                    wkstore_prefetch(index + 64)
+                    wkstore_prefetch(index + 128)
+                }
+                let slot = Int(entry.slot)
+                if slot >= 0 ? sites.holds(slot, stamp: entry.stamp) : entry.stamp == sites.lastStamp {
+                    guard slot >= 0 else { return nil }
+                    let index = sites.indexAddress(inSlot: slot)
+                    if index != entry.index { entries[i].index = index }
+                    return slot
                 }
                 // The site's slot moved, or a site got its first cookies: found again.
-                let (slot, stamp) = Self.slot(of: host, in: sites)
-                entries[i].slot = slot ?? -1
+                let (found, stamp) = Self.slot(of: host, in: sites)
+                entries[i].slot = Int32(found ?? -1)
                 entries[i].stamp = stamp
-                return slot
+                return found
             }
             i = (i + 1) & (capacity - 1)
         }
         let (slot, stamp) = Self.slot(of: host, in: sites)
-        insert(Entry(tag: tag, slot: slot ?? -1, stamp: stamp, host: key))
+        insert(Entry(tag: tag, slot: Int32(slot ?? -1), stamp: stamp, index: 0, host: key))
         return slot
     }
 
@@ -140,14 +156,14 @@ final class HostSiteTable: @unchecked Sendable {
     /// The key's hash with its low bit set: each word folded in by a full-width multiply, from
     /// a seed drawn once per process (so that hosts cannot be chosen to collide without it).
     /// `Hasher` (SipHash) over the words was a thirtieth of a lookup's instructions.
-    private static func tag(of key: Host) -> UInt64 {
+    private static func tag(of key: Host) -> UInt32 {
         var hash = seed
         hash = mix(hash ^ key.0)
         hash = mix(hash ^ key.1)
         hash = mix(hash ^ key.2)
         hash = mix(hash ^ key.3)
         hash = mix(hash ^ key.4)
-        return mix(hash) | 1
+        return UInt32(truncatingIfNeeded: mix(hash)) | 1
     }
 
     private static let seed = UInt64.random(in: .min ... .max)
