@@ -168,6 +168,14 @@ final class StoreDatabase: Sendable {
     /// The change log is read at least this often (nanoseconds) whatever the counter says.
     static let changeLogRecheckInterval: UInt64 = 1_000_000_000
 
+    /// The monotonic clock, to a few milliseconds (`CLOCK_MONOTONIC_COARSE`: read from memory
+    /// the kernel keeps, without the precise clock's arithmetic), for `changeLogRecheckInterval`.
+    private static func uptimeNanoseconds() -> UInt64 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC_COARSE, &time)
+        return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+    }
+
     /// The change-log entries written by other connections since `lastSeq`, or `nil` when
     /// nothing changed; `everything` when the log no longer reaches back that far. With
     /// `cookies`, when there are any, every entry since `lastSeq`, this object's own included.
@@ -180,12 +188,15 @@ final class StoreDatabase: Sendable {
     /// - Parameter cookies: read the cookies of logged cookie changes (the cookie store);
     ///   without, those entries are left out.
     func foreignChanges(since lastSeq: Int64, watch: inout ChangeWatch, cookies: Bool = false) throws -> ForeignChanges? {
+        let now = Self.uptimeNanoseconds()
+        // The common case, without the lock: the counter has not moved since the last check. The
+        // reader and the counter are not bound for it: each binding was a retain and a release
+        // (atomic writes), most of what a lookup spent here.
+        if reader != nil && watch.valid && now &- watch.checkedAt < Self.changeLogRecheckInterval
+            && changeCounter?.value == watch.shared { return nil }
         guard let reader else { return nil }
         var next: ChangeWatch?
         if let changeCounter {
-            let now = DispatchTime.now().uptimeNanoseconds
-            // The common case, without the lock: the counter has not moved since the last check.
-            if watch.valid && now &- watch.checkedAt < Self.changeLogRecheckInterval && changeCounter.value == watch.shared { return nil }
             // Read together under the lock that orders this object's own bumps, so a difference
             // in the shared counter that equals the difference in own bumps is only ours.
             let (shared, own, newestOwn) = ownSequences.withLock { (changeCounter.value, $0.bumps, $0.newestCommitted) }
