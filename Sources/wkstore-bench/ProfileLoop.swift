@@ -43,15 +43,12 @@ enum ProfileLoop {
         switch what {
         case "cold":
             let scratch = ScratchDirectory("profile")
-            let store = try loadedStore(data, config, directory: scratch.url.appendingPathComponent("store"))
-            let engine = store.httpCookieStore
+            let engine = try loadedStore(data, config, directory: scratch.url.appendingPathComponent("store")).httpCookieStore
             let urls = HTTPBench.httpURLs(data.lookups.prefix(1_500))
-            let thrash = UnsafeMutableRawBufferPointer.allocate(byteCount: 48 << 20, alignment: 64)
-            thrash.initializeMemory(as: UInt8.self, repeating: 1)
-            var sink: UInt64 = 0
+            let evictor = Evictor()
             var parts = [[Double]](repeating: [], count: 4)
             for url in urls {
-                for i in stride(from: 0, to: thrash.count, by: 64) { sink &+= UInt64(thrash[i]) }
+                evictor.evict()
                 let context = HTTPBench.asHTTPClientAsks(url)
                 let t0 = now()
                 let host = Site.canonicalHost(of: url)!
@@ -64,34 +61,29 @@ enum ProfileLoop {
                 let t4 = now()
                 parts[0].append(Double(t1 - t0)); parts[1].append(Double(t2 - t1)); parts[2].append(Double(t3 - t2)); parts[3].append(Double(t4 - t3))
             }
-            keep(sink)
-            thrash.deallocate()
             for (name, values) in zip(["host", "display name", "header (host, site warm)", "header again (warm)"], parts) {
                 print("\(name): median \(Int(median(values))) ns, mean \(Int(values.reduce(0, +) / Double(values.count))) ns")
             }
         case "cold-batch":
             let scratch = ScratchDirectory("profile")
-            let store = try loadedStore(data, config, directory: scratch.url.appendingPathComponent("store"))
-            let engine = store.httpCookieStore
+            let engine = try loadedStore(data, config, directory: scratch.url.appendingPathComponent("store")).httpCookieStore
             let urls = HTTPBench.httpURLs(data.lookups.prefix(5_000))
-            let thrash = UnsafeMutableRawBufferPointer.allocate(byteCount: 48 << 20, alignment: 64)
-            thrash.initializeMemory(as: UInt8.self, repeating: 1)
+            let evictor = Evictor()
             let chase = MemoryChase(bytes: 256 << 20)
-            var sink: UInt64 = 0
+            var sink = 0
             var headers: [Double] = [], reads: [Double] = []
             try HTTPBench.lookupsAsHTTPClientAsks(urls, engine)
             for _ in 0..<40 {
-                for i in stride(from: 0, to: thrash.count, by: 64) { sink &+= UInt64(thrash[i]) }
+                evictor.evict()
                 let t0 = threadCPUTime()
                 try HTTPBench.lookupsAsHTTPClientAsks(urls, engine)
                 let t1 = threadCPUTime()
-                sink &+= UInt64(chase.follow(20_000))
+                sink &+= chase.follow(20_000)
                 let t2 = threadCPUTime()
                 headers.append(Double(t1 - t0) / Double(urls.count))
                 reads.append(Double(t2 - t1) / 20_000)
             }
             keep(sink)
-            thrash.deallocate()
             let header = median(headers), read = median(reads)
             print("cold batch: header \(Int(header)) ns, read from memory \(Int(read)) ns: \(Format.fixed(header / read, 2)) reads per header")
         case "http", "http-empty", "http-given":
@@ -175,5 +167,27 @@ final class MemoryChase {
         for _ in 0..<steps { i = lines[i * 8] }
         at = i
         return i
+    }
+}
+
+/// 48 MB read a line at a time: after it, no line of a store is in the caches, as after a
+/// request.
+final class Evictor {
+    private let buffer: UnsafeMutableRawBufferPointer
+    private var sink: UInt64 = 0
+
+    init() {
+        buffer = .allocate(byteCount: 48 << 20, alignment: 64)
+        buffer.initializeMemory(as: UInt8.self, repeating: 1)
+    }
+
+    deinit {
+        keep(sink)
+        buffer.deallocate()
+    }
+
+    /// Reads every line of the buffer.
+    func evict() {
+        for i in stride(from: 0, to: buffer.count, by: 64) { sink &+= UInt64(buffer[i]) }
     }
 }
