@@ -19,6 +19,10 @@ import Foundation
 ///
 /// Every change goes through this type, which keeps the facts, keys, ranks and places in step
 /// with the cookies.
+///
+/// Beside this file: the records kept per cookie (`SiteCookies+Records.swift`: `Facts`, `Key`,
+/// `Place`, `Member`), the lookup index (`SiteCookies+PlaceIndex.swift`) and what a lookup
+/// hands its caller (`SiteCookies+Matches.swift`).
 struct SiteCookies {
     /// The cookies, in insertion order, but for their last-access times, which are the keys'
     /// (a lookup writes only the keys: writing to each cookie sent was a cache miss apiece,
@@ -54,237 +58,6 @@ struct SiteCookies {
     /// Longer pairs are copied from the cookie itself: their copy costs more than the cache miss
     /// of reading it, and a second copy of every long value is memory for nothing.
     static let longestPairKept = 256
-
-    /// What a search by key and keeping the keys read of one cookie.
-    struct Facts {
-        /// Expiry as seconds since the reference date; infinity for a session cookie.
-        var expires: Double
-        /// Creation time as seconds since the reference date.
-        var created: Double
-        /// FNV-1a of the name's bytes.
-        var nameHash: UInt32
-        /// Where the domain's bytes start in `bytes` (equal domains mostly at one offset).
-        var domain: UInt32
-        /// Where the path's bytes start (likewise).
-        var path: UInt32
-        /// The path's length in bytes.
-        var pathLength: UInt32
-        /// Where the cookie's pair starts (`notKept` when longer than `longestPairKept`), and its length.
-        var pair: UInt32
-        var pairLength: UInt32
-        /// The domain's length in bytes.
-        var domainLength: UInt32
-        /// `hostOnly`, `secure`, `httpOnly`, `partitioned`.
-        var flags: UInt8
-        /// The SameSite attribute.
-        var sameSite: CookieSameSite
-
-        /// `pair` of a cookie whose pair is not in `bytes`.
-        static let notKept = UInt32.max
-
-        /// The bytes the cookie's pair, domain and path take in `bytes` (the last two perhaps
-        /// shared with other cookies).
-        var heldBytes: Int { (pair == Self.notKept ? 0 : Int(pairLength)) + Int(domainLength) + Int(pathLength) }
-        /// The bits of `flags`.
-        static let hostOnly: UInt8 = 1, secure: UInt8 = 2, httpOnly: UInt8 = 4, partitioned: UInt8 = 8
-    }
-
-    /// Where a cookie may be sent: its domain and path (offsets in `bytes`) and whether it is
-    /// host-only.
-    struct Place {
-        var domain: UInt32
-        var domainLength: UInt32
-        var path: UInt32
-        var pathLength: UInt32
-        var isHostOnly: Bool
-
-        /// The place of the cookie whose facts are `fact`.
-        init(_ fact: Facts) {
-            domain = fact.domain
-            domainLength = fact.domainLength
-            path = fact.path
-            pathLength = fact.pathLength
-            isHostOnly = fact.flags & Facts.hostOnly != 0
-        }
-
-        /// Whether `other` is the same domain, path and host-only flag (at the same offsets).
-        func isSame(as other: Place) -> Bool {
-            domain == other.domain && domainLength == other.domainLength && path == other.path
-                && pathLength == other.pathLength && isHostOnly == other.isHostOnly
-        }
-    }
-
-    /// A cookie of a place, as `PlaceIndex` lists it: its index, and where its pair is (as in
-    /// `Key`), so that a lookup asks for a cookie's key and pair at once, not the pair only once
-    /// the key has come (a wait for memory apiece, on a large store).
-    struct Member {
-        var index: UInt32
-        var pair: UInt32
-    }
-
-    /// The layout of `index`, a site's places as a lookup tests them: four counts (`UInt32`:
-    /// distinct domains, distinct paths, places with cookies, cookies), the domains and the paths
-    /// (where each one's bytes are in the index's own bytes, and how many), the places (a domain's
-    /// and a path's number, whether host-only, and their range in the members), the members
-    /// (each place's cookies, in index order, each with where its pair is), then the bytes.
-    ///
-    /// A lookup tests each distinct domain and path once, then each place by two numbers. It
-    /// reads a few neighbouring lines, asked for at once: it read a 28-byte place apiece and the
-    /// domain and path bytes of each place anywhere in the site's bytes, each read waiting for
-    /// the one before.
-    struct PlaceIndex {
-        /// Where a domain's or a path's bytes are in the index's bytes, and how many.
-        struct Span {
-            var offset: UInt32
-            var length: UInt32
-        }
-
-        /// A place with cookies: its members `first ..< first + count`, the numbers of its domain
-        /// and path, and whether it is host-only.
-        struct IndexedPlace {
-            var first: UInt32
-            var count: UInt32
-            var domain: UInt32
-            var path: UInt32
-            var isHostOnly: Bool
-        }
-
-        let domainCount: Int
-        let pathCount: Int
-        let placeCount: Int
-        private let spans: UnsafeRawPointer
-        private let places: UnsafeRawPointer
-        private let members: UnsafeRawPointer
-        /// The domains' and paths' bytes.
-        let bytes: UnsafePointer<UInt8>
-
-        /// The four counts before the spans.
-        static let header = 16
-
-        /// The index in `buffer`, as `build` wrote it (never empty).
-        init(_ buffer: UnsafeBufferPointer<UInt8>) {
-            let raw = UnsafeRawPointer(buffer.baseAddress!)
-            domainCount = Int(raw.load(as: UInt32.self))
-            pathCount = Int(raw.load(fromByteOffset: 4, as: UInt32.self))
-            placeCount = Int(raw.load(fromByteOffset: 8, as: UInt32.self))
-            let memberCount = Int(raw.load(fromByteOffset: 12, as: UInt32.self))
-            spans = raw + Self.header
-            places = spans + (domainCount + pathCount) * MemoryLayout<Span>.stride
-            members = places + placeCount * MemoryLayout<IndexedPlace>.stride
-            bytes = (members + memberCount * MemoryLayout<Member>.stride).assumingMemoryBound(to: UInt8.self)
-        }
-
-        /// Domain `i`, or path `i - domainCount`.
-        func span(_ i: Int) -> Span { spans.load(fromByteOffset: i * MemoryLayout<Span>.stride, as: Span.self) }
-        func place(_ p: Int) -> IndexedPlace { places.load(fromByteOffset: p * MemoryLayout<IndexedPlace>.stride, as: IndexedPlace.self) }
-        func member(_ j: Int) -> Member { members.load(fromByteOffset: j * MemoryLayout<Member>.stride, as: Member.self) }
-
-        /// How many of the newest distinct domains, and of the newest paths, `build` compares a
-        /// place's with. One found further back is numbered again: a lookup tests it twice.
-        static let window = 64
-
-        /// The index of `places` and `keys` (not empty), whose domains and paths are in `bytes`.
-        static func build(places: [Place], keys: [Key], bytes: [UInt8]) -> [UInt8] {
-            var counts = [UInt32](repeating: 0, count: places.count)
-            for key in keys { counts[Int(key.place)] += 1 }
-            // Where each distinct domain and path is in `bytes`, domains first.
-            var domains: [Span] = [], paths: [Span] = []
-            var kept: [IndexedPlace] = [], keptIndex = [Int](repeating: -1, count: places.count)
-            bytes.withUnsafeBufferPointer { bytes in
-                func number(_ offset: UInt32, _ length: UInt32, in spans: inout [Span]) -> UInt32 {
-                    var i = spans.count - 1
-                    while i >= max(0, spans.count - window) {
-                        let span = spans[i]
-                        if span.length == length && (span.offset == offset
-                            || memcmp(bytes.baseAddress! + Int(span.offset), bytes.baseAddress! + Int(offset), Int(length)) == 0) {
-                            return UInt32(i)
-                        }
-                        i -= 1
-                    }
-                    spans.append(Span(offset: offset, length: length))
-                    return UInt32(spans.count - 1)
-                }
-                var first: UInt32 = 0
-                for p in places.indices where counts[p] > 0 {
-                    let place = places[p]
-                    keptIndex[p] = kept.count
-                    kept.append(IndexedPlace(first: first, count: 0, domain: number(place.domain, place.domainLength, in: &domains),
-                                             path: number(place.path, place.pathLength, in: &paths), isHostOnly: place.isHostOnly))
-                    first += counts[p]
-                }
-            }
-            var members = [Member](repeating: Member(index: 0, pair: 0), count: keys.count)
-            for i in keys.indices {
-                let k = keptIndex[Int(keys[i].place)]
-                members[Int(kept[k].first + kept[k].count)] = Member(index: UInt32(i), pair: keys[i].pair)
-                kept[k].count += 1
-            }
-            let spansSize = (domains.count + paths.count) * MemoryLayout<Span>.stride
-            let placesSize = kept.count * MemoryLayout<IndexedPlace>.stride
-            let membersSize = members.count * MemoryLayout<Member>.stride
-            let textSize = domains.reduce(0) { $0 + Int($1.length) } + paths.reduce(0) { $0 + Int($1.length) }
-            let size = header + spansSize + placesSize + membersSize + textSize
-            return [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-                let raw = UnsafeMutableRawPointer(buffer.baseAddress!)
-                raw.storeBytes(of: UInt32(domains.count), as: UInt32.self)
-                raw.storeBytes(of: UInt32(paths.count), toByteOffset: 4, as: UInt32.self)
-                raw.storeBytes(of: UInt32(kept.count), toByteOffset: 8, as: UInt32.self)
-                raw.storeBytes(of: UInt32(members.count), toByteOffset: 12, as: UInt32.self)
-                var at = raw + header + spansSize
-                kept.withUnsafeBytes { at.copyMemory(from: $0.baseAddress!, byteCount: placesSize) }
-                at += placesSize
-                members.withUnsafeBytes { at.copyMemory(from: $0.baseAddress!, byteCount: membersSize) }
-                at += membersSize
-                // Each span moved to the index's bytes.
-                var text = 0
-                bytes.withUnsafeBufferPointer { bytes in
-                    var n = 0
-                    for spans in [domains, paths] {
-                        for span in spans {
-                            (at + text).copyMemory(from: bytes.baseAddress! + Int(span.offset), byteCount: Int(span.length))
-                            raw.storeBytes(of: Span(offset: UInt32(text), length: span.length),
-                                           toByteOffset: header + n * MemoryLayout<Span>.stride, as: Span.self)
-                            text += Int(span.length)
-                            n += 1
-                        }
-                    }
-                }
-                initialized = size
-            }
-        }
-    }
-
-    /// What a lookup reads and writes of a cookie: its place (an index in `places`), its flags,
-    /// expiry and SameSite and where its pair is (as in `Facts`), its last-access time, and its
-    /// rank in header order.
-    struct Key {
-        /// As in `Facts`.
-        var expires: Double
-        /// The cookie's last-access time as seconds since the reference date, and the one that
-        /// counts: a lookup moves it on here, where its cache line already is (see `stored`).
-        var lastAccess: Double
-        var place: UInt32
-        /// As in `Facts`: `Facts.notKept` for a pair read from the cookie itself.
-        var pair: UInt32
-        /// The cookie's place among the site's in `Cookie` header order (`goesBefore`): the
-        /// ranks of a site's cookies are 0 to count - 1, each once.
-        var rank: UInt32
-        /// The pair's length in bytes when it is kept (at most `longestPairKept`), else 0.
-        var pairLength: UInt16
-        var flags: UInt8
-        var sameSite: CookieSameSite
-
-        init(_ fact: Facts, place: Int, lastAccess: Double) {
-            expires = fact.expires
-            self.lastAccess = lastAccess
-            self.place = UInt32(place)
-            pair = fact.pair
-            rank = 0
-            pairLength = fact.pair == Facts.notKept ? 0 : UInt16(fact.pairLength)
-            flags = fact.flags
-            sameSite = fact.sameSite
-        }
-    }
 
     init() {}
 
@@ -494,63 +267,6 @@ struct SiteCookies {
 
     // MARK: Finding (RFC 6265bis 5.8.3)
 
-    /// The cookies a lookup found, in header order, read in place while the site is locked.
-    struct Matches {
-        /// The site's cookies, reached only for what the keys and bytes do not hold (a copy, a
-        /// pair longer than `longestPairKept`): a header read from the bytes alone does not
-        /// touch the cookies' array, a cache miss on a large store.
-        fileprivate let all: UnsafePointer<[Cookie]>?
-        fileprivate let keys: UnsafeBufferPointer<Key>
-        fileprivate let bytes: UnsafeBufferPointer<UInt8>
-        /// Indices into the site's cookies.
-        let indices: UnsafeBufferPointer<Int>
-
-        /// Copies of the cookies found.
-        var cookies: [Cookie] {
-            indices.map { i in
-                var cookie = all!.pointee[i]
-                cookie.lastAccess = Date(timeIntervalSinceReferenceDate: keys[i].lastAccess)
-                return cookie
-            }
-        }
-
-        /// Their `Cookie` header, or `nil` for none, built in one allocation from the site's pairs.
-        var header: String? {
-            guard !indices.isEmpty, let bytes = bytes.baseAddress else { return nil }
-            var length = 2 * (indices.count - 1)
-            for i in indices {
-                let key = keys[i]
-                length += key.pair == Facts.notKept ? SiteCookies.pairLength(of: all!.pointee[i]) : Int(key.pairLength)
-            }
-            return String(unsafeUninitializedCapacity: length) { buffer in
-                var at = buffer.baseAddress!
-                for (n, i) in indices.enumerated() {
-                    if n > 0 {
-                        at[0] = UInt8(ascii: ";")
-                        at[1] = UInt8(ascii: " ")
-                        at += 2
-                    }
-                    let key = keys[i]
-                    if key.pair == Facts.notKept {
-                        at = Self.copy(all!.pointee[i].pair, to: at)
-                    } else {
-                        at.update(from: bytes + Int(key.pair), count: Int(key.pairLength))
-                        at += Int(key.pairLength)
-                    }
-                }
-                return at - buffer.baseAddress!
-            }
-        }
-
-        private static func copy(_ string: String, to destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-            var string = string
-            return string.withUTF8 { source in
-                if let base = source.baseAddress { destination.update(from: base, count: source.count) }
-                return destination + source.count
-            }
-        }
-    }
-
     /// The cookies to send to `request` in `context` through `api`, in header order, each marked
     /// accessed at `now` (and added to `touched` when its stored access time is due to be written).
     ///
@@ -561,17 +277,10 @@ struct SiteCookies {
         let nowSeconds = now.timeIntervalSinceReferenceDate
         let excluded = (request.isSecureOrigin ? 0 : Facts.secure) | (api == .nonHTTP ? Facts.httpOnly : 0)
         let host = request.host, path = request.path
-        guard !keys.isEmpty else {
-            return body(Matches(all: nil, keys: UnsafeBufferPointer(start: nil, count: 0),
-                                bytes: UnsafeBufferPointer(start: nil, count: 0), indices: UnsafeBufferPointer(start: nil, count: 0)))
-        }
+        guard !keys.isEmpty else { return body(.none) }
         if indexIsStale { buildIndex() }
-        // The index's first lines, asked for together (where they were: see `indexAddress`).
-        if let index = UnsafeRawPointer(bitPattern: indexAddress) {
-            wkstore_prefetch(index)
-            wkstore_prefetch(index + 64)
-            wkstore_prefetch(index + 128)
-        }
+        // Where the index was built: see `indexAddress`.
+        PlaceIndex.prefetch(at: indexAddress)
         return withUnsafeTemporaryAllocation(of: Int.self, capacity: keys.count) { found in
             let n = withIndex { all, keys, index, bytes in
                 let index = PlaceIndex(index)
@@ -581,18 +290,10 @@ struct SiteCookies {
                 // Each distinct domain and path tested once; then each place by their results, and
                 // the keys read only of the cookies of the places that match.
                 return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: index.domainCount + index.pathCount) { results in
-                    var hostIsIP: Bool?
-                    for d in 0..<index.domainCount {
-                        let span = index.span(d)
-                        results[d] = Self.test(domain: index.bytes + Int(span.offset), count: Int(span.length), host: host, hostIsIP: &hostIsIP)
-                    }
-                    for p in 0..<index.pathCount {
-                        let span = index.span(index.domainCount + p)
-                        results[index.domainCount + p] = Self.test(path: index.bytes + Int(span.offset), count: Int(span.length), requestPath: path) ? 1 : 0
-                    }
+                    index.test(host: host, path: path, into: results)
                     for p in 0..<index.placeCount {
                         let place = index.place(p)
-                        guard results[Int(place.domain)] & (place.isHostOnly ? 1 : 2) != 0, results[index.domainCount + Int(place.path)] != 0 else { continue }
+                        guard index.matches(place, results) else { continue }
                         let cookies = Int(place.first)..<Int(place.first) + Int(place.count)
                         // A place's cookies' keys are anywhere in the site's, and their pairs
                         // anywhere in the bytes: all asked for at once (the pairs of those not sent too).
@@ -700,22 +401,6 @@ struct SiteCookies {
                 }
             }
         }
-    }
-
-    /// Bit 0: the domain is the host; bit 1: it domain-matches the host (5.1.3).
-    static func test(domain: UnsafePointer<UInt8>, count: Int, host: UnsafeBufferPointer<UInt8>, hostIsIP: inout Bool?) -> UInt8 {
-        if count == host.count { return memcmp(domain, host.baseAddress!, count) == 0 ? 3 : 0 }
-        guard count < host.count, host[host.count - count - 1] == UInt8(ascii: "."),
-              memcmp(domain, host.baseAddress! + (host.count - count), count) == 0 else { return 0 }
-        let isIP = hostIsIP ?? Site.isIPAddress(host)
-        hostIsIP = isIP
-        return isIP ? 0 : 2
-    }
-
-    /// 5.1.4: the request path is the cookie path, or starts with it followed by or ending in "/".
-    static func test(path cookiePath: UnsafePointer<UInt8>, count: Int, requestPath path: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard count <= path.count, memcmp(cookiePath, path.baseAddress!, count) == 0 else { return false }
-        return count == path.count || (count > 0 && cookiePath[count - 1] == UInt8(ascii: "/")) || path[count] == UInt8(ascii: "/")
     }
 
     /// Builds the index (`PlaceIndex`).

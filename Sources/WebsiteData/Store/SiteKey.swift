@@ -1,5 +1,3 @@
-import CWebsiteDataSupport
-
 /// A site's display name with its hash worked out once.
 ///
 /// Dictionaries keyed by it (the cookie jar's sites) hash the stored number, not the name's
@@ -85,12 +83,8 @@ final class HostSiteTable: @unchecked Sendable {
         while entries[i].tag != 0 {
             if entries[i].tag == tag && entries[i].host == key {
                 let entry = entries[i]
-                if let index = UnsafeRawPointer(bitPattern: entry.index) {
-                    // Only asked for: the index may have moved or gone since.
-                    wkstore_prefetch(index)
-                    wkstore_prefetch(index + 64)
-                    wkstore_prefetch(index + 128)
-                }
+                // Only asked for: the index may have moved or gone since.
+                SiteCookies.PlaceIndex.prefetch(at: entry.index)
                 let slot = Int(entry.slot)
                 if slot >= 0 ? sites.holds(slot, stamp: entry.stamp) : entry.stamp == sites.lastStamp {
                     guard slot >= 0 else { return nil }

@@ -1,0 +1,73 @@
+import Foundation
+
+extension SiteCookies {
+    /// The cookies a lookup found, in header order, read in place while the site is locked.
+    struct Matches {
+        /// The site's cookies, reached only for what the keys and bytes do not hold (a copy, a
+        /// pair longer than `longestPairKept`): a header read from the bytes alone does not
+        /// touch the cookies' array, a cache miss on a large store.
+        fileprivate let all: UnsafePointer<[Cookie]>?
+        fileprivate let keys: UnsafeBufferPointer<Key>
+        fileprivate let bytes: UnsafeBufferPointer<UInt8>
+        /// Indices into the site's cookies.
+        let indices: UnsafeBufferPointer<Int>
+
+        init(all: UnsafePointer<[Cookie]>?, keys: UnsafeBufferPointer<Key>, bytes: UnsafeBufferPointer<UInt8>, indices: UnsafeBufferPointer<Int>) {
+            self.all = all
+            self.keys = keys
+            self.bytes = bytes
+            self.indices = indices
+        }
+
+        /// None.
+        static var none: Matches {
+            Matches(all: nil, keys: UnsafeBufferPointer(start: nil, count: 0),
+                    bytes: UnsafeBufferPointer(start: nil, count: 0), indices: UnsafeBufferPointer(start: nil, count: 0))
+        }
+
+        /// Copies of the cookies found.
+        var cookies: [Cookie] {
+            indices.map { i in
+                var cookie = all!.pointee[i]
+                cookie.lastAccess = Date(timeIntervalSinceReferenceDate: keys[i].lastAccess)
+                return cookie
+            }
+        }
+
+        /// Their `Cookie` header, or `nil` for none, built in one allocation from the site's pairs.
+        var header: String? {
+            guard !indices.isEmpty, let bytes = bytes.baseAddress else { return nil }
+            var length = 2 * (indices.count - 1)
+            for i in indices {
+                let key = keys[i]
+                length += key.pair == Facts.notKept ? SiteCookies.pairLength(of: all!.pointee[i]) : Int(key.pairLength)
+            }
+            return String(unsafeUninitializedCapacity: length) { buffer in
+                var at = buffer.baseAddress!
+                for (n, i) in indices.enumerated() {
+                    if n > 0 {
+                        at[0] = UInt8(ascii: ";")
+                        at[1] = UInt8(ascii: " ")
+                        at += 2
+                    }
+                    let key = keys[i]
+                    if key.pair == Facts.notKept {
+                        at = Self.copy(all!.pointee[i].pair, to: at)
+                    } else {
+                        at.update(from: bytes + Int(key.pair), count: Int(key.pairLength))
+                        at += Int(key.pairLength)
+                    }
+                }
+                return at - buffer.baseAddress!
+            }
+        }
+
+        private static func copy(_ string: String, to destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+            var string = string
+            return string.withUTF8 { source in
+                if let base = source.baseAddress { destination.update(from: base, count: source.count) }
+                return destination + source.count
+            }
+        }
+    }
+}

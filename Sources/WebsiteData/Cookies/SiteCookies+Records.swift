@@ -1,0 +1,104 @@
+import Foundation
+
+/// What a site keeps of each cookie beside the cookie itself (see `SiteCookies`): its facts,
+/// its key, its place, and a place's member as the lookup index lists it.
+extension SiteCookies {
+    /// What a search by key and keeping the keys read of one cookie.
+    struct Facts {
+        /// Expiry as seconds since the reference date; infinity for a session cookie.
+        var expires: Double
+        /// Creation time as seconds since the reference date.
+        var created: Double
+        /// FNV-1a of the name's bytes.
+        var nameHash: UInt32
+        /// Where the domain's bytes start in `bytes` (equal domains mostly at one offset).
+        var domain: UInt32
+        /// Where the path's bytes start (likewise).
+        var path: UInt32
+        /// The path's length in bytes.
+        var pathLength: UInt32
+        /// Where the cookie's pair starts (`notKept` when longer than `longestPairKept`), and its length.
+        var pair: UInt32
+        var pairLength: UInt32
+        /// The domain's length in bytes.
+        var domainLength: UInt32
+        /// `hostOnly`, `secure`, `httpOnly`, `partitioned`.
+        var flags: UInt8
+        /// The SameSite attribute.
+        var sameSite: CookieSameSite
+
+        /// `pair` of a cookie whose pair is not in `bytes`.
+        static let notKept = UInt32.max
+
+        /// The bytes the cookie's pair, domain and path take in `bytes` (the last two perhaps
+        /// shared with other cookies).
+        var heldBytes: Int { (pair == Self.notKept ? 0 : Int(pairLength)) + Int(domainLength) + Int(pathLength) }
+        /// The bits of `flags`.
+        static let hostOnly: UInt8 = 1, secure: UInt8 = 2, httpOnly: UInt8 = 4, partitioned: UInt8 = 8
+    }
+
+    /// Where a cookie may be sent: its domain and path (offsets in `bytes`) and whether it is
+    /// host-only.
+    struct Place {
+        var domain: UInt32
+        var domainLength: UInt32
+        var path: UInt32
+        var pathLength: UInt32
+        var isHostOnly: Bool
+
+        /// The place of the cookie whose facts are `fact`.
+        init(_ fact: Facts) {
+            domain = fact.domain
+            domainLength = fact.domainLength
+            path = fact.path
+            pathLength = fact.pathLength
+            isHostOnly = fact.flags & Facts.hostOnly != 0
+        }
+
+        /// Whether `other` is the same domain, path and host-only flag (at the same offsets).
+        func isSame(as other: Place) -> Bool {
+            domain == other.domain && domainLength == other.domainLength && path == other.path
+                && pathLength == other.pathLength && isHostOnly == other.isHostOnly
+        }
+    }
+
+    /// A cookie of a place, as `PlaceIndex` lists it: its index, and where its pair is (as in
+    /// `Key`), so that a lookup asks for a cookie's key and pair at once, not the pair only once
+    /// the key has come (a wait for memory apiece, on a large store).
+    struct Member {
+        var index: UInt32
+        var pair: UInt32
+    }
+
+    /// What a lookup reads and writes of a cookie: its place (an index in `places`), its flags,
+    /// expiry and SameSite and where its pair is (as in `Facts`), its last-access time, and its
+    /// rank in header order.
+    struct Key {
+        /// As in `Facts`.
+        var expires: Double
+        /// The cookie's last-access time as seconds since the reference date, and the one that
+        /// counts: a lookup moves it on here, where its cache line already is (see `stored`).
+        var lastAccess: Double
+        var place: UInt32
+        /// As in `Facts`: `Facts.notKept` for a pair read from the cookie itself.
+        var pair: UInt32
+        /// The cookie's place among the site's in `Cookie` header order (`goesBefore`): the
+        /// ranks of a site's cookies are 0 to count - 1, each once.
+        var rank: UInt32
+        /// The pair's length in bytes when it is kept (at most `longestPairKept`), else 0.
+        var pairLength: UInt16
+        var flags: UInt8
+        var sameSite: CookieSameSite
+
+        init(_ fact: Facts, place: Int, lastAccess: Double) {
+            expires = fact.expires
+            self.lastAccess = lastAccess
+            self.place = UInt32(place)
+            pair = fact.pair
+            rank = 0
+            pairLength = fact.pair == Facts.notKept ? 0 : UInt16(fact.pairLength)
+            flags = fact.flags
+            sameSite = fact.sameSite
+        }
+    }
+}
