@@ -189,11 +189,12 @@ final class StoreDatabase: Sendable {
     ///   without, those entries are left out.
     func foreignChanges(since lastSeq: Int64, watch: inout ChangeWatch, cookies: Bool = false) throws -> ForeignChanges? {
         let now = Self.uptimeNanoseconds()
+        // Whether the log was read within the recheck interval.
+        let recent = watch.valid && now &- watch.checkedAt < Self.changeLogRecheckInterval
         // The common case, without the lock: the counter has not moved since the last check. The
         // reader and the counter are not bound for it: each binding was a retain and a release
         // (atomic writes), most of what a lookup spent here.
-        if reader != nil && watch.valid && now &- watch.checkedAt < Self.changeLogRecheckInterval
-            && changeCounter?.value == watch.shared { return nil }
+        if reader != nil && recent && changeCounter?.value == watch.shared { return nil }
         guard let reader else { return nil }
         var next: ChangeWatch?
         if let changeCounter {
@@ -201,12 +202,10 @@ final class StoreDatabase: Sendable {
             // in the shared counter that equals the difference in own bumps is only ours.
             let (shared, own, newestOwn) = ownSequences.withLock { (changeCounter.value, $0.bumps, $0.newestCommitted) }
             // (It has moved: the counter only grows.)
-            if watch.valid && now &- watch.checkedAt < Self.changeLogRecheckInterval {
-                if shared &- watch.shared == own &- watch.ownBumps {
-                    watch.shared = shared
-                    watch.ownBumps = own
-                    return ForeignChanges(entries: [], newestSeq: max(lastSeq, newestOwn), everything: false)
-                }
+            if recent && shared &- watch.shared == own &- watch.ownBumps {
+                watch.shared = shared
+                watch.ownBumps = own
+                return ForeignChanges(entries: [], newestSeq: max(lastSeq, newestOwn), everything: false)
             }
             next = ChangeWatch(shared: shared, ownBumps: own, checkedAt: now, valid: true)
         }
