@@ -21,7 +21,7 @@ import Testing
     /// other sites, sites getting their first cookies, the whole table replaced), gives the slot
     /// of the site `Site.displayName(forHost:)` names, or none when that site has no cookies.
     @Test func theHostTableGivesEveryHostItsSitesSlot() {
-        #expect(HostSiteTable.entrySize == 64)
+        #expect(HostSiteTable.entrySize == 80)
         let table = HostSiteTable(limit: 300)
         var random = SystemRandomNumberGenerator()
         var hosts = ["a.com", "example.co.uk", "www.example.co.uk", "localhost", "127.0.0.1", "::1", "github.io",

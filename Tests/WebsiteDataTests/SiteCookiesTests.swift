@@ -192,4 +192,31 @@ import Testing
             #expect(header == Self.header(Self.reference(model, request, api: .http, now: later)), "\(path)")
         }
     }
+
+    /// A lookup of a site while a copy of it is alive (as while a listing holds one) moves on the
+    /// access times of its own cookies only, and its hints then name its own keys again, which
+    /// the write moved.
+    @Test func aLookupBesideACopyWritesItsOwnKeysAndHintsAtThem() throws {
+        var site = SiteCookies()
+        let created = Date(timeIntervalSinceReferenceDate: 800_000_000)
+        for i in 0..<6 {
+            site.append(Cookie(name: "n\(i)", value: "v\(i)", domain: "example.com", path: i % 2 == 0 ? "/" : "/a",
+                               created: created.addingTimeInterval(Double(i))))
+        }
+        let url = try #require(URL(string: "https://example.com/a"))
+        let request = try #require(CanonicalCookie.RequestFacts(url: url))
+        var touched: [Cookie] = []
+        let first = created.addingTimeInterval(100)
+        #expect(site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: first, touched: &touched) { $0.header }
+                == "n1=v1; n3=v3; n5=v5; n0=v0; n2=v2; n4=v4")
+        #expect(site.hints == site.currentHints)
+        let copy = site
+        let later = created.addingTimeInterval(200)
+        #expect(site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: later, touched: &touched) { $0.header }
+                == "n1=v1; n3=v3; n5=v5; n0=v0; n2=v2; n4=v4")
+        #expect(site.cookies.allSatisfy { $0.lastAccess == later })
+        #expect(copy.cookies.allSatisfy { $0.lastAccess == first })
+        #expect(site.hints == site.currentHints)
+        #expect(site.hints.keys != copy.hints.keys)
+    }
 }

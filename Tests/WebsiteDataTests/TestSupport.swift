@@ -109,6 +109,7 @@ extension HostSiteTable {
     /// `slot(forHost:in:)` for a host given as a string.
     func slot(forHost host: String, in sites: SiteTable) -> Int? {
         var host = host
-        return host.withUTF8 { slot(forHost: $0, in: sites) }
+        var linesAsked = false
+        return host.withUTF8 { slot(forHost: $0, in: sites, linesAsked: &linesAsked) }
     }
 }

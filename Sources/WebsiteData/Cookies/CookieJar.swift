@@ -308,11 +308,14 @@ struct CookieJar {
 
     /// The cookies to send to `request` in `context` through `api`, in header order; marks them
     /// accessed. Calls `body` with them, read in place (a `Cookie` header needs only their
-    /// names and values, not copies); `nil` for a site with no cookies.
+    /// names and values, not copies); `nil` for a site with no cookies. `linesAsked`: the lines
+    /// the site's lookup reads have been asked for (see `SiteCookies.LookupHints`).
     mutating func withMatches<R>(_ request: CanonicalCookie.RequestBytes, url: URL, slot: Int, context: CookieRequestContext,
-                                 api: CookieAPI, now: Date, touched: inout [Cookie],
+                                 api: CookieAPI, now: Date, linesAsked: Bool, touched: inout [Cookie],
                                  _ body: (SiteCookies.Matches) -> R) -> R {
-        sites.withCookies(inSlot: slot) { $0.withMatches(request, url: url, context: context, api: api, now: now, touched: &touched, body) }
+        sites.withCookies(inSlot: slot) {
+            $0.withMatches(request, url: url, context: context, api: api, now: now, linesAsked: linesAsked, touched: &touched, body)
+        }
     }
 
     /// Every cookie, in no particular order.

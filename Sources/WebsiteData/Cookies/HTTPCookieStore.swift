@@ -141,8 +141,10 @@ public final class HTTPCookieStore: Sendable {
                 var touched: [Cookie] = []
                 // The site's slot straight from the store's own table of hosts: no other lock, and
                 // no dictionary read (see `HostSiteTable`).
-                guard let slot = s.hosts.slot(forHost: request.host, in: s.jar.sites) else { return nil }
-                let result = s.jar.withMatches(request, url: url, slot: slot, context: context, api: api, now: now, touched: &touched, body)
+                var linesAsked = false
+                guard let slot = s.hosts.slot(forHost: request.host, in: s.jar.sites, linesAsked: &linesAsked) else { return nil }
+                let result = s.jar.withMatches(request, url: url, slot: slot, context: context, api: api, now: now,
+                                               linesAsked: linesAsked, touched: &touched, body)
                 if !touched.isEmpty { s.touched += touched }
                 return result
             }

@@ -32,6 +32,8 @@ extension SiteCookies {
         let domainCount: Int
         let pathCount: Int
         let placeCount: Int
+        /// The site's cookies (each a member of one place).
+        let memberCount: Int
         private let spans: UnsafeRawPointer
         private let places: UnsafeRawPointer
         private let members: UnsafeRawPointer
@@ -47,21 +49,11 @@ extension SiteCookies {
             domainCount = Int(raw.load(as: UInt32.self))
             pathCount = Int(raw.load(fromByteOffset: 4, as: UInt32.self))
             placeCount = Int(raw.load(fromByteOffset: 8, as: UInt32.self))
-            let memberCount = Int(raw.load(fromByteOffset: 12, as: UInt32.self))
+            memberCount = Int(raw.load(fromByteOffset: 12, as: UInt32.self))
             spans = raw + Self.header
             places = spans + (domainCount + pathCount) * MemoryLayout<Span>.stride
             members = places + placeCount * MemoryLayout<IndexedPlace>.stride
             bytes = (members + memberCount * MemoryLayout<Member>.stride).assumingMemoryBound(to: UInt8.self)
-        }
-
-        /// Asks for the first lines of an index whose elements were at `address` (0 for none):
-        /// a hint only, never read through, so an index since moved or freed does no harm.
-        @inline(__always)
-        static func prefetch(at address: UInt) {
-            guard let index = UnsafeRawPointer(bitPattern: address) else { return }
-            wkstore_prefetch(index)
-            wkstore_prefetch(index + 64)
-            wkstore_prefetch(index + 128)
         }
 
         /// Domain `i`, or path `i - domainCount`.

@@ -39,11 +39,11 @@ struct SiteCookies {
     /// What a lookup reads before it knows which keys and pairs to ask for (`PlaceIndex`), in one
     /// allocation. Built again by the first lookup after a change.
     private var index: [UInt8] = []
-    /// Where `index`'s elements were when it was built: a lookup asks for its first lines from
-    /// here before the array's header has come, and the store's table of hosts remembers it for
-    /// the next lookup of a host, which asks for them before it has read the site's slot. Only a
-    /// hint, never read through (a copy of the site may have moved them, a change freed them).
-    private(set) var indexAddress: UInt = 0
+    /// Where `index`, `keys` and `bytes` were when the index was built (or a lookup found the
+    /// keys or bytes moved): a lookup asks for their lines before it has read their headers, and
+    /// the store's table of hosts keeps them for the next lookup of a host, which asks for them
+    /// before it has read the site's slot. Hints only (see `LookupHints`).
+    private(set) var hints = LookupHints()
     /// Whether the cookies changed since `index` was built.
     private var indexIsStale = false
     /// UTF-8: each distinct domain and path, and each cookie's pair (`value` alone for a
@@ -271,32 +271,40 @@ struct SiteCookies {
     /// accessed at `now` (and added to `touched` when its stored access time is due to be written).
     ///
     /// Calls `body` with the cookies to send (none when nothing matches). The request is read as
-    /// bytes (see `CanonicalCookie.RequestBytes`).
+    /// bytes (see `CanonicalCookie.RequestBytes`). `linesAsked`: the lines of the index, keys
+    /// and bytes have been asked for where they are (by the store's table of hosts).
     mutating func withMatches<R>(_ request: CanonicalCookie.RequestBytes, url: URL, context: CookieRequestContext, api: CookieAPI,
-                                 now: Date, touched: inout [Cookie], _ body: (Matches) -> R) -> R {
+                                 now: Date, linesAsked: Bool = false, touched: inout [Cookie], _ body: (Matches) -> R) -> R {
         let nowSeconds = now.timeIntervalSinceReferenceDate
         let excluded = (request.isSecureOrigin ? 0 : Facts.secure) | (api == .nonHTTP ? Facts.httpOnly : 0)
         let host = request.host, path = request.path
-        guard !keys.isEmpty else { return body(.none) }
         if indexIsStale { buildIndex() }
-        // Where the index was built: see `indexAddress`.
-        PlaceIndex.prefetch(at: indexAddress)
-        return withUnsafeTemporaryAllocation(of: Int.self, capacity: keys.count) { found in
-            let n = withIndex { all, keys, index, bytes in
-                let index = PlaceIndex(index)
+        // Asked for here when the table of hosts had no hints for the host, or older ones.
+        let hints = self.hints
+        if !linesAsked { hints.prefetch() }
+        let (result, due, moved) = withParts { all, mutableKeys, index, bytes -> (R, [Int], Bool) in
+            let moved = !hints.hold(index: UnsafeRawPointer(index.baseAddress), keys: UnsafeRawPointer(mutableKeys.baseAddress),
+                                    bytes: UnsafeRawPointer(bytes.baseAddress))
+            guard !index.isEmpty else { return (body(.none), [], moved) }
+            let index = PlaceIndex(index)
+            let keys = UnsafeBufferPointer(mutableKeys)
+            // Sized by the index's count of cookies, not the keys': the lookup's stack waits for
+            // the count it is sized by, and the index's lines are asked for first.
+            return withUnsafeTemporaryAllocation(of: Int.self, capacity: index.memberCount) { found -> (R, [Int], Bool) in
                 var n = 0
                 var sameSite: Bool?
                 var topLevelKey: String?
                 // Each distinct domain and path tested once; then each place by their results, and
                 // the keys read only of the cookies of the places that match.
-                return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: index.domainCount + index.pathCount) { results in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: index.domainCount + index.pathCount) { results in
                     index.test(host: host, path: path, into: results)
                     for p in 0..<index.placeCount {
                         let place = index.place(p)
                         guard index.matches(place, results) else { continue }
                         let cookies = Int(place.first)..<Int(place.first) + Int(place.count)
                         // A place's cookies' keys are anywhere in the site's, and their pairs
-                        // anywhere in the bytes: all asked for at once (the pairs of those not sent too).
+                        // anywhere in the bytes: all asked for at once (the pairs of those not
+                        // sent too), where the hints did not reach.
                         for j in cookies {
                             let member = index.member(j)
                             wkstore_prefetch(keys.baseAddress! + Int(member.index))
@@ -324,29 +332,40 @@ struct SiteCookies {
                             n += 1
                         }
                     }
-                    Self.sortInHeaderOrder(UnsafeMutableBufferPointer(rebasing: found[..<n]), count: keys.count)
-                    return n
                 }
-            }
-            let matched = UnsafeBufferPointer(rebasing: found[..<n])
-            var due: [Int] = []
-            // The keys and bytes reached as mutable (the bytes are not changed): arrays borrowed
-            // for the call were retained and released around it, an atomic write apiece to a
-            // line a lookup may not otherwise read. A second access, not inside `withIndex`:
-            // with the keys mutable during the scan, a lookup ran about 350 instructions more.
-            let result = keys.withUnsafeMutableBufferPointer { keys in
+                Self.sortInHeaderOrder(UnsafeMutableBufferPointer(rebasing: found[..<n]), count: index.memberCount)
+                let matched = UnsafeBufferPointer(rebasing: found[..<n])
+                var due: [Int] = []
                 for i in matched {
-                    if nowSeconds - keys[i].lastAccess >= CookieRules.lastAccessPersistInterval { due.append(i) }
-                    keys[i].lastAccess = nowSeconds
+                    if nowSeconds - mutableKeys[i].lastAccess >= CookieRules.lastAccessPersistInterval { due.append(i) }
+                    mutableKeys[i].lastAccess = nowSeconds
                 }
-                return bytes.withUnsafeMutableBufferPointer { bytes in
-                    withUnsafePointer(to: &stored) { all in
-                        body(Matches(all: all, keys: UnsafeBufferPointer(keys), bytes: UnsafeBufferPointer(bytes), indices: matched))
+                return (body(Matches(all: all, keys: keys, bytes: bytes, indices: matched)), due, moved)
+            }
+        }
+        // A copy of the site (alive while the arrays were reached as mutable) moved them.
+        if moved { refreshHints() }
+        for i in due { touched.append(cookie(at: i)) }
+        return result
+    }
+
+    /// Calls `body` with the site's cookies, keys (to move their last-access times on), index
+    /// and bytes, in place. Always inlined, as the lookup's other helpers are (see
+    /// `Site.withRequestBytes`). Each array reached as mutable, though only the keys are changed:
+    /// from a lookup, a non-mutating method took a copy of the whole site, and each array
+    /// borrowed for the call was retained and released around it (atomic writes, to lines a
+    /// lookup may not otherwise read).
+    @inline(__always)
+    private mutating func withParts<R>(_ body: (UnsafePointer<[Cookie]>, UnsafeMutableBufferPointer<Key>, UnsafeBufferPointer<UInt8>,
+                                                UnsafeBufferPointer<UInt8>) -> R) -> R {
+        withUnsafePointer(to: &stored) { all in
+            keys.withUnsafeMutableBufferPointer { keys in
+                index.withUnsafeMutableBufferPointer { index in
+                    bytes.withUnsafeMutableBufferPointer { bytes in
+                        body(all, keys, UnsafeBufferPointer(index), UnsafeBufferPointer(bytes))
                     }
                 }
             }
-            for i in due { touched.append(cookie(at: i)) }
-            return result
         }
     }
 
@@ -384,29 +403,22 @@ struct SiteCookies {
         }
     }
 
-    /// Calls `body` with the site's cookies, keys, index and bytes, in place. Always inlined, as
-    /// the lookup's other helpers are (see `Site.withRequestBytes`). Mutating, and the arrays
-    /// reached as mutable, though nothing is changed: from a lookup, a non-mutating method took a
-    /// copy of the whole site, and each array borrowed for the call was retained and released
-    /// around it (atomic writes, to lines a lookup may not otherwise read).
-    @inline(__always)
-    private mutating func withIndex<R>(_ body: (UnsafePointer<[Cookie]>, UnsafeBufferPointer<Key>, UnsafeBufferPointer<UInt8>,
-                                                  UnsafeBufferPointer<UInt8>) -> R) -> R {
-        withUnsafePointer(to: &stored) { all in
-            keys.withUnsafeMutableBufferPointer { keys in
-                index.withUnsafeMutableBufferPointer { index in
-                    bytes.withUnsafeMutableBufferPointer { bytes in
-                        body(all, UnsafeBufferPointer(keys), UnsafeBufferPointer(index), UnsafeBufferPointer(bytes))
-                    }
-                }
+    /// Where the index, keys and bytes are now.
+    var currentHints: LookupHints {
+        index.withUnsafeBufferPointer { index in
+            keys.withUnsafeBufferPointer { keys in
+                bytes.withUnsafeBufferPointer { LookupHints(index: index, keys: keys, bytes: $0) }
             }
         }
     }
 
+    /// Notes where the index, keys and bytes are now (see `hints`).
+    private mutating func refreshHints() { hints = currentHints }
+
     /// Builds the index (`PlaceIndex`).
     private mutating func buildIndex() {
         index = PlaceIndex.build(places: places, keys: keys, bytes: bytes)
-        indexAddress = index.withUnsafeBufferPointer { UInt(bitPattern: $0.baseAddress) }
+        refreshHints()
         indexIsStale = false
     }
 

@@ -65,8 +65,8 @@ struct SiteTable {
         index < slots.count && slots[index].stamp == stamp
     }
 
-    /// Where the lookup index of the site in slot `index` is (see `SiteCookies.indexAddress`).
-    func indexAddress(inSlot index: Int) -> UInt { slots[index].cookies.indexAddress }
+    /// Where the arrays a lookup of the site in slot `index` reads are (see `SiteCookies.hints`).
+    func hints(inSlot index: Int) -> SiteCookies.LookupHints { slots[index].cookies.hints }
 
     /// Reads the cookies of slot `index` in place, where a lookup may move their last-access
     /// times on but removes none (so the site stays, and its cookies are not counted).

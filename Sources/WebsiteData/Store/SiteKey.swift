@@ -21,10 +21,11 @@ struct SiteKey: Hashable, Sendable {
 }
 
 /// Sites by host, for one cookie store's lookups, under the store's lock: an open-addressed
-/// table of 64-byte entries, each holding a host's bytes (up to `longestHostHeld`) beside the
-/// slot of its site in the store's `SiteTable`, that slot's stamp, and where the site's lookup
-/// index was last seen. Finding a host reads one entry, and then the site's slot while its
-/// index's lines are already asked for: no dictionary of names is read. The shared display-name
+/// table of 80-byte entries, each holding a host's bytes (up to `longestHostHeld`) beside the
+/// slot of its site in the store's `SiteTable`, that slot's stamp, and where the arrays the
+/// site's lookup reads were last seen. Finding a host reads one entry, and then the site's slot
+/// while the lines of its index, keys and bytes are already asked for: no dictionary of names is
+/// read, and the slot is the last read a lookup waits for before its cookies. The shared display-name
 /// cache (a dictionary of strings, behind its own lock) read its bucket, its key's bytes and its
 /// value apart, and then the jar's dictionary its bucket, key and value, each a cache miss on a
 /// large store. Longer hosts go that way every time.
@@ -39,16 +40,17 @@ final class HostSiteTable: @unchecked Sendable {
     /// One host: `tag` (0 for a free entry) is the hash of `host` with its low bit set; `host`
     /// holds the host's bytes, zero-padded, and their count in its last byte. `slot` is the
     /// site's slot, or -1 when the site had no cookies; `stamp` is then the table's `lastStamp`.
-    /// `index` is where the site's lookup index was the last time the host was looked up (see
-    /// `SiteCookies.indexAddress`): asked for with the slot, not once the slot has come.
+    /// `hints` are where the arrays the site's lookup reads were the last time the host was
+    /// looked up (see `SiteCookies.hints`): asked for with the slot, not once the slot has come.
+    /// 80 bytes, two lines read together.
     private struct Entry {
         var tag: UInt32
         var slot: Int32
         var stamp: UInt64
-        var index: UInt
+        var hints: SiteCookies.LookupHints
         var host: Host
 
-        static let free = Entry(tag: 0, slot: -1, stamp: 0, index: 0, host: (0, 0, 0, 0, 0))
+        static let free = Entry(tag: 0, slot: -1, stamp: 0, hints: SiteCookies.LookupHints(), host: (0, 0, 0, 0, 0))
     }
 
     /// A host's bytes as an entry holds them.
@@ -75,8 +77,9 @@ final class HostSiteTable: @unchecked Sendable {
 
     /// The slot in `sites` of the site of `host` (a canonical host's bytes, as
     /// `Site.canonicalHost` gives it), or `nil` when the site has no cookies: from the table
-    /// while its entry holds, else from the site's display name, then held.
-    func slot(forHost host: UnsafeBufferPointer<UInt8>, in sites: SiteTable) -> Int? {
+    /// while its entry holds, else from the site's display name, then held. `linesAsked` is set
+    /// when the lines of the site's index, keys and bytes have been asked for where they are.
+    func slot(forHost host: UnsafeBufferPointer<UInt8>, in sites: SiteTable, linesAsked: inout Bool) -> Int? {
         guard let key = Self.key(host) else { return Self.slot(of: host, in: sites).index }
         let tag = Self.tag(of: key)
         var i = Int(truncatingIfNeeded: tag >> 1) & (capacity - 1)
@@ -84,12 +87,12 @@ final class HostSiteTable: @unchecked Sendable {
             if entries[i].tag == tag && entries[i].host == key {
                 let entry = entries[i]
                 // Only asked for: the index may have moved or gone since.
-                SiteCookies.PlaceIndex.prefetch(at: entry.index)
+                entry.hints.prefetch()
                 let slot = Int(entry.slot)
                 if slot >= 0 ? sites.holds(slot, stamp: entry.stamp) : entry.stamp == sites.lastStamp {
                     guard slot >= 0 else { return nil }
-                    let index = sites.indexAddress(inSlot: slot)
-                    if index != entry.index { entries[i].index = index }
+                    let hints = sites.hints(inSlot: slot)
+                    if hints != entry.hints { entries[i].hints = hints } else { linesAsked = true }
                     return slot
                 }
                 // The site's slot moved, or a site got its first cookies: found again.
@@ -101,7 +104,7 @@ final class HostSiteTable: @unchecked Sendable {
             i = (i + 1) & (capacity - 1)
         }
         let (slot, stamp) = Self.slot(of: host, in: sites)
-        insert(Entry(tag: tag, slot: Int32(slot ?? -1), stamp: stamp, index: 0, host: key))
+        insert(Entry(tag: tag, slot: Int32(slot ?? -1), stamp: stamp, hints: SiteCookies.LookupHints(), host: key))
         return slot
     }
 
@@ -169,7 +172,7 @@ final class HostSiteTable: @unchecked Sendable {
     }
 
     private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<Entry> {
-        // Entries start on cache-line boundaries: reading one reads one line.
+        // Entries of 80 bytes from a cache-line boundary: reading one reads two lines, together.
         let raw = UnsafeMutableRawPointer.allocate(byteCount: capacity * MemoryLayout<Entry>.stride, alignment: 64)
         let entries = raw.bindMemory(to: Entry.self, capacity: capacity)
         entries.initialize(repeating: .free, count: capacity)
@@ -181,6 +184,6 @@ final class HostSiteTable: @unchecked Sendable {
         UnsafeMutableRawPointer(entries).deallocate()
     }
 
-    /// The bytes an entry takes (64: one cache line).
+    /// The bytes an entry takes (80: two cache lines, read together).
     static var entrySize: Int { MemoryLayout<Entry>.stride }
 }
