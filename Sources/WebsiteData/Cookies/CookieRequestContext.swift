@@ -44,7 +44,14 @@ public struct CookieRequestContext: Sendable, Hashable {
     }
 
     /// Whether the method is safe (RFC 9110 9.2.1), which Lax cookies need on cross-site navigations.
-    var isSafeMethod: Bool { ["GET", "HEAD", "OPTIONS", "TRACE"].contains(method) }
+    var isSafeMethod: Bool {
+        // A switch, not `contains` on an array literal, which built the array at each call (a
+        // lookup asks once per Lax cookie on a cross-site navigation).
+        switch method {
+        case "GET", "HEAD", "OPTIONS", "TRACE": true
+        default: false
+        }
+    }
 }
 
 /// Which API reads or writes cookies: HTTP (headers) or not (page script, `document.cookie`).
