@@ -3,13 +3,14 @@ import CWebsiteDataSupport
 extension SiteCookies {
     /// Where the three arrays a lookup reads (the index, the keys, the bytes) were, and how many
     /// cache lines each spans, header included: each word is the address of the array's first
-    /// element with the count of lines in its top 16 bits (user-space addresses here fit in 48).
+    /// element with the count of lines in its top 16 bits (user-space addresses fit in 48 on the
+    /// platforms this runs on; where one did not, only the prefetches would be wasted).
     ///
     /// A lookup asks for all of their lines at once, up to `linesAsked` an array, before it has
     /// read the site's slot: the store's table of hosts keeps a site's hints beside each of its
-    /// hosts (see `HostSiteTable`). Asked for when the slot came, the index's first lines, then
-    /// the keys and pairs the index names, then the keys' header, each waited for the one
-    /// before on a large store, whose lines are in memory and not in a cache.
+    /// hosts (see `HostSiteTable`). Without them a lookup waited for the slot, then for the keys'
+    /// header and the rest of the index, then for the keys and pairs the index names: each a
+    /// read from memory on a large store, whose lines are not in a cache.
     ///
     /// Hints only, never read through: a copy of the site may have moved the arrays, a change
     /// freed them; the prefetch of an address no longer in use does no harm.
