@@ -39,8 +39,8 @@ struct SiteCookies {
     /// What a lookup reads before it knows which keys and pairs to ask for (`PlaceIndex`), in one
     /// allocation. Built again by the first lookup after a change.
     private var index: [UInt8] = []
-    /// Where `index`, `keys` and `bytes` were when the index was built (or a lookup found the
-    /// keys or bytes moved): a lookup asks for their lines before it has read their headers, and
+    /// Where `index`, `keys` and `bytes` were when the index was built (or a lookup found them
+    /// moved by a copy): a lookup asks for their lines before it has read their headers, and
     /// the store's table of hosts keeps them for the next lookup of a host, which asks for them
     /// before it has read the site's slot. Hints only (see `LookupHints`).
     private(set) var hints = LookupHints()
