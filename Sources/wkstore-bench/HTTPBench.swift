@@ -49,6 +49,9 @@ enum HTTPBench {
             key.data(key.fileobj)
     """#
 
+    /// Each pass is sent in this many parts, interleaved with the other passes' parts.
+    static let chunksPerPass = 10
+
     static func run(_ context: Context) throws -> Table {
         let config = context.config
         let requests = config.quick ? 300 : 5_000
@@ -78,19 +81,27 @@ enum HTTPBench {
         try send(Array(plain.prefix(200)), with: fullClient)
         var none = Runs(), withHeaders = Runs(), store = Runs()
         var headerTimes: [Double] = [], headerShares: [Double] = []
+        let chunk = max(1, requests / Self.chunksPerPass)
         for round in 0..<rounds {
-            // Each round's three passes are compared with one another; every other round runs
-            // them in the reverse order, so that a machine slowing or speeding up within a round
-            // favours none of them.
-            if round % 2 == 0 {
-                try none.pass(plain, emptyClient)
-                try withHeaders.pass(given, emptyClient)
-                try store.pass(plain, fullClient)
-            } else {
-                try store.pass(plain, fullClient)
-                try withHeaders.pass(given, emptyClient)
-                try none.pass(plain, emptyClient)
+            // Each round's three passes are compared with one another. They are sent a tenth at
+            // a time, interleaved (the three tenths in the reverse order every other time), so
+            // that a machine slowing or speeding up within a round favours none of them: passes
+            // sent whole, one after another, differed by tens of percent within a round.
+            var parts = [Runs.Part(), Runs.Part(), Runs.Part()]
+            for (c, start) in stride(from: 0, to: plain.count, by: chunk).enumerated() {
+                let range = start..<min(start + chunk, plain.count)
+                let order = (round + c) % 2 == 0 ? [0, 1, 2] : [2, 1, 0]
+                for kind in order {
+                    switch kind {
+                    case 0: try parts[0].send(Array(plain[range]), emptyClient)
+                    case 1: try parts[1].send(Array(given[range]), emptyClient)
+                    default: try parts[2].send(Array(plain[range]), fullClient)
+                    }
+                }
             }
+            none.add(parts[0])
+            withHeaders.add(parts[1])
+            store.add(parts[2])
             // The cookie work alone, right after the round's requests it is compared with: the
             // Cookie header of every hop, as HTTPClient asks for it (a top-level navigation whose
             // top-level site is the hop's URL), in thread CPU time as the lookup section times.
@@ -131,7 +142,7 @@ enum HTTPBench {
                   ratio: Format.fixed(headerShare * 100, 1) + "% of a request", target: "< 5%", met: Format.met(headerShare < 0.05))
         table.note("cookie work: the \(requests.grouped) URLs' Cookie headers after each round, thread CPU time per header; the share is the median of the rounds' \(Self.percents(headerShares))")
         table.note("costs are medians of the \(rounds) rounds' own: ours vs given the headers \(Self.percents(costs)); client CPU \(Self.percents(shares))")
-        table.note("rates are medians of \(rounds) rounds of the three passes, interleaved, in reverse order every other round (ours: \(store.list); given the headers: \(withHeaders.list); empty: \(none.list)); the \(requests.grouped) URLs are the lookup set's, as http, sent through the server as a proxy; the full store sent \(sent.grouped) cookies in all, the same as the requests given the headers; client CPU is the process's, per request, median of the passes")
+        table.note("rates are medians of \(rounds) rounds of the three passes, each sent in \(Self.chunksPerPass) parts of \(chunk.grouped), interleaved, in reverse order every other part (ours: \(store.list); given the headers: \(withHeaders.list); empty: \(none.list)); the \(requests.grouped) URLs are the lookup set's, as http, sent through the server as a proxy; the full store sent \(sent.grouped) cookies in all, the same as the requests given the headers; client CPU is the process's, per request, median of the passes")
         return table
     }
 
@@ -159,10 +170,25 @@ enum HTTPBench {
             other.rates.indices.map { i in (cpus[i] - other.cpus[i]) / (1e9 / other.rates[i]) }
         }
 
-        mutating func pass(_ requests: [HTTPRequest], _ client: HTTPClient) throws {
-            let cpu = processCPUTime()
-            rates.append(Double(requests.count) / (try measure { try send(requests, with: client) } / 1e9))
-            cpus.append(Double(processCPUTime() - cpu) / Double(requests.count))
+        /// One round's pass, sent in parts: the requests sent, their wall time and the process's
+        /// CPU time while they were sent.
+        struct Part {
+            var requests = 0
+            var nanoseconds = 0.0
+            var cpu: UInt64 = 0
+
+            mutating func send(_ batch: [HTTPRequest], _ client: HTTPClient) throws {
+                let start = processCPUTime()
+                nanoseconds += try measure { try HTTPBench.send(batch, with: client) }
+                cpu += processCPUTime() - start
+                requests += batch.count
+            }
+        }
+
+        /// Adds a round's pass.
+        mutating func add(_ part: Part) {
+            rates.append(Double(part.requests) / (part.nanoseconds / 1e9))
+            cpus.append(Double(part.cpu) / Double(part.requests))
         }
     }
 
