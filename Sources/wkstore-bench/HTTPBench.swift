@@ -84,7 +84,7 @@ enum HTTPBench {
         let chunk = max(1, requests / Self.chunksPerPass)
         // The three passes: through the empty store, through it given the full store's headers,
         // through the full store.
-        let passes = [(plain, emptyClient), (given, emptyClient), (plain, fullClient)]
+        let passes: [(requests: [HTTPRequest], client: HTTPClient)] = [(plain, emptyClient), (given, emptyClient), (plain, fullClient)]
         for round in 0..<rounds {
             // Each round's three passes are compared with one another. They are sent a tenth at
             // a time, interleaved (the three tenths in the reverse order every other time), so
@@ -94,7 +94,7 @@ enum HTTPBench {
             for (c, start) in stride(from: 0, to: plain.count, by: chunk).enumerated() {
                 let range = start..<min(start + chunk, plain.count)
                 let order = (round + c) % 2 == 0 ? [0, 1, 2] : [2, 1, 0]
-                for kind in order { try parts[kind].send(Array(passes[kind].0[range]), passes[kind].1) }
+                for kind in order { try parts[kind].send(Array(passes[kind].requests[range]), passes[kind].client) }
             }
             none.add(parts[0])
             withHeaders.add(parts[1])

@@ -86,7 +86,7 @@ final class HostSiteTable: @unchecked Sendable {
         while entries[i].tag != 0 {
             if entries[i].tag == tag && entries[i].host == key {
                 let entry = entries[i]
-                // Only asked for: the index may have moved or gone since.
+                // Only asked for: the arrays may have moved or gone since.
                 entry.hints.prefetch()
                 let slot = Int(entry.slot)
                 if slot >= 0 ? sites.holds(slot, stamp: entry.stamp) : entry.stamp == sites.lastStamp {
