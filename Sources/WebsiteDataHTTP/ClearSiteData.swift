@@ -25,7 +25,10 @@ public enum ClearSiteData {
                 case "\"cookies\"": types.insert(.cookies)
                 case "\"cache\"": types.formUnion([.diskCache, .memoryCache])
                 case "\"storage\"":
-                    types.formUnion([.localStorage, .sessionStorage, .indexedDBDatabases, .webSQLDatabases, .offlineWebApplicationCache])
+                    types.formUnion([
+                        .localStorage, .sessionStorage, .indexedDBDatabases, .webSQLDatabases,
+                        .offlineWebApplicationCache,
+                    ])
                 case "\"*\"": types.formUnion(WebsiteDataType.all)
                 default: break
                 }
@@ -47,7 +50,9 @@ public enum ClearSiteData {
     /// - Returns: the records of what was removed; empty when the header was absent, ignored or named nothing known.
     /// - Throws: a `StoreError` when the store could not commit the removal.
     @discardableResult
-    public static func apply(_ headers: [HTTPHeaderField], from url: URL, to store: WebsiteDataStore) throws -> [WebsiteDataRecord] {
+    public static func apply(_ headers: [HTTPHeaderField], from url: URL, to store: WebsiteDataStore) throws
+        -> [WebsiteDataRecord]
+    {
         let values = headers.values(named: "Clear-Site-Data")
         guard !values.isEmpty, Site.isSecureOrigin(url), let site = Site.displayName(for: url) else { return [] }
         let types = dataTypes(forHeaderValues: values)

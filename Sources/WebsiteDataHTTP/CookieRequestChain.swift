@@ -37,10 +37,12 @@ public struct CookieRequestChain: Sendable {
         let chainIsSameSite = sites.allSatisfy { $0 == site }
         if isNavigation {
             let initiatorIsSameSite = topLevelSite.map { SchemefulSite($0) == site } ?? true
-            return CookieRequestContext(topLevelSite: url, method: method, isNavigation: true,
-                                        isSameSiteChain: chainIsSameSite && initiatorIsSameSite)
+            return CookieRequestContext(
+                topLevelSite: url, method: method, isNavigation: true,
+                isSameSiteChain: chainIsSameSite && initiatorIsSameSite)
         }
-        return CookieRequestContext(topLevelSite: topLevelSite, method: method, isNavigation: false,
-                                    isSameSiteChain: chainIsSameSite)
+        return CookieRequestContext(
+            topLevelSite: topLevelSite, method: method, isNavigation: false,
+            isSameSiteChain: chainIsSameSite)
     }
 }

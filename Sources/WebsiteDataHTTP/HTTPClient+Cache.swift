@@ -10,11 +10,14 @@ extension HTTPClient {
     /// One hop through the store's HTTP cache: the origin closure runs the libcurl transfer and
     /// applies the response's `Set-Cookie` and `Clear-Site-Data`, so that a revalidation (in the
     /// background too) applies them and a hit, which never reaches the origin, does not.
-    func exchangeThroughCache(_ hop: HopRequest, context: CookieRequestContext, mode: CacheMode,
-                              wantsFile: Bool) async throws -> HopExchange {
+    func exchangeThroughCache(
+        _ hop: HopRequest, context: CookieRequestContext, mode: CacheMode,
+        wantsFile: Bool
+    ) async throws -> HopExchange {
         let cache = store.httpCache
         let state = CacheExchangeState()
-        let sink = BodySink.spill(limit: wantsFile ? 0 : Self.inMemoryBodyLimit, makeFile: { try cache.makeTemporaryBodyFile() })
+        let sink = BodySink.spill(
+            limit: wantsFile ? 0 : Self.inMemoryBodyLimit, makeFile: { try cache.makeTemporaryBodyFile() })
         let origin: HTTPCache.Origin = { [self] outgoing in
             // A call after `send` returned is a background revalidation: nobody to report to.
             let foreground = !state.hasReturned
@@ -39,11 +42,13 @@ extension HTTPClient {
                 if foreground { state.record(storeError: error) }
             }
             if foreground { state.record(httpVersion: result.httpVersion) }
-            return OriginResponse(status: result.status, headers: HTTPHeaders(result.headers.map { ($0.name, $0.value) }),
-                                  body: result.bodyFile.map(CacheBody.file) ?? .data(result.body))
+            return OriginResponse(
+                status: result.status, headers: HTTPHeaders(result.headers.map { ($0.name, $0.value) }),
+                body: result.bodyFile.map(CacheBody.file) ?? .data(result.body))
         }
-        let request = CacheRequest(method: hop.method, url: hop.url, headers: HTTPHeaders(hop.headers.map { ($0.name, $0.value) }),
-                                   body: hop.body)
+        let request = CacheRequest(
+            method: hop.method, url: hop.url, headers: HTTPHeaders(hop.headers.map { ($0.name, $0.value) }),
+            body: hop.body)
         let cached: CachedResponse
         do {
             cached = try await cache.send(request, mode: mode, topLevelSite: context.topLevelSite, origin: origin)
@@ -52,13 +57,16 @@ extension HTTPClient {
             throw error
         }
         let outcome = state.markReturned()
-        var exchange = HopExchange(status: cached.status, httpVersion: "1.1",
-                                   headers: cached.headers.map { HTTPHeaderField($0.name, $0.value) },
-                                   body: Data(), bodyFile: nil, ownsBodyFile: false,
-                                   cacheOutcome: hop.method == "GET" || hop.method == "HEAD" ? cached.outcome : nil)
+        var exchange = HopExchange(
+            status: cached.status, httpVersion: "1.1",
+            headers: cached.headers.map { HTTPHeaderField($0.name, $0.value) },
+            body: Data(), bodyFile: nil, ownsBodyFile: false,
+            cacheOutcome: hop.method == "GET" || hop.method == "HEAD" ? cached.outcome : nil)
         switch cached.body {
         case .data(let data): exchange.body = data
-        case .file(let url): exchange.bodyFile = url; exchange.ownsBodyFile = true
+        case .file(let url):
+            exchange.bodyFile = url
+            exchange.ownsBodyFile = true
         }
         if cached.outcome == .miss || cached.outcome == .revalidated, let version = outcome.httpVersion {
             exchange.httpVersion = version
@@ -75,7 +83,8 @@ extension HTTPClient {
             exchange.discardBodyFile()
             if let error = outcome.transferError { throw error }
             if mode == .onlyIfCached {
-                throw HTTPClientError(.notCached, "\(hop.url.absoluteString) is not in the cache (only-if-cached)", url: hop.url)
+                throw HTTPClientError(
+                    .notCached, "\(hop.url.absoluteString) is not in the cache (only-if-cached)", url: hop.url)
             }
         }
         return exchange
@@ -93,7 +102,8 @@ extension HTTPClient {
             do {
                 try exchange.body.write(to: destination)
             } catch {
-                throw HTTPClientError(.cannotWriteBody, "cannot write \(destination.path): \(error.localizedDescription)", url: url)
+                throw HTTPClientError(
+                    .cannotWriteBody, "cannot write \(destination.path): \(error.localizedDescription)", url: url)
             }
             return (Data(), destination)
         }
@@ -102,7 +112,8 @@ extension HTTPClient {
             do {
                 return (try Data(contentsOf: file), nil)
             } catch {
-                throw HTTPClientError(.cannotWriteBody, "cannot read the body file \(file.path): \(error.localizedDescription)", url: url)
+                throw HTTPClientError(
+                    .cannotWriteBody, "cannot read the body file \(file.path): \(error.localizedDescription)", url: url)
             }
         }
         if !BodyFiles.isRegularOrAbsent(destination) {
@@ -111,7 +122,8 @@ extension HTTPClient {
             do {
                 try BodyFiles.copy(file, into: destination)
             } catch {
-                throw HTTPClientError(.cannotWriteBody, "cannot write \(destination.path): \(error.localizedDescription)", url: url)
+                throw HTTPClientError(
+                    .cannotWriteBody, "cannot write \(destination.path): \(error.localizedDescription)", url: url)
             }
             return (Data(), destination)
         }
@@ -120,7 +132,8 @@ extension HTTPClient {
             do {
                 guard failure == EXDEV else { throw POSIXError(POSIXErrorCode(rawValue: failure) ?? .EIO) }
                 // Another file system: copy beside the destination, then rename over it.
-                let part = destination.deletingLastPathComponent().appendingPathComponent(".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).part")
+                let part = destination.deletingLastPathComponent().appendingPathComponent(
+                    ".\(destination.lastPathComponent).\(UUID().uuidString.prefix(8)).part")
                 try FileManager.default.copyItem(at: file, to: part)
                 if rename(part.path, destination.path) != 0 {
                     let error = POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
@@ -130,7 +143,8 @@ extension HTTPClient {
                 exchange.discardBodyFile()
             } catch {
                 exchange.discardBodyFile()
-                throw HTTPClientError(.cannotWriteBody, "cannot write \(destination.path): \(error.localizedDescription)", url: url)
+                throw HTTPClientError(
+                    .cannotWriteBody, "cannot write \(destination.path): \(error.localizedDescription)", url: url)
             }
         }
         return (Data(), destination)

@@ -83,13 +83,17 @@ public final class HTTPClient: Sendable {
     ///   when the store cannot commit; `CancellationError` when the task is cancelled.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              Site.canonicalHost(of: request.url) != nil else {
-            throw HTTPClientError(.invalidRequest, "'\(request.url.absoluteString)' is not an http or https URL", url: request.url)
+            Site.canonicalHost(of: request.url) != nil
+        else {
+            throw HTTPClientError(
+                .invalidRequest, "'\(request.url.absoluteString)' is not an http or https URL", url: request.url)
         }
         // Checked before the cache sees the request: it would take libcurl's refusal for an unreachable origin.
         try Self.validate(request.headers, url: request.url)
         let cookies = store.httpCookieStore
-        let deadline = (request.timeout ?? configuration.timeout).map { ContinuousClock.now + .milliseconds(Int64(($0 * 1000).rounded(.up))) }
+        let deadline = (request.timeout ?? configuration.timeout).map {
+            ContinuousClock.now + .milliseconds(Int64(($0 * 1000).rounded(.up)))
+        }
         let maxRedirects = request.maxRedirects ?? configuration.maxRedirects
         var url = request.url
         var method = Self.normalizedMethod(request.method)
@@ -97,7 +101,9 @@ public final class HTTPClient: Sendable {
         var headers = request.headers
         let callerCookie = headers.values(named: "Cookie").joined(separator: "; ")
         headers.removeAll(named: "Cookie")
-        if configuration.acceptsCompressedResponses, headers.first(named: "Accept-Encoding") == nil, !Self.decodedEncodings.isEmpty {
+        if configuration.acceptsCompressedResponses, headers.first(named: "Accept-Encoding") == nil,
+            !Self.decodedEncodings.isEmpty
+        {
             // What libcurl would send, made explicit so that the cache sees it (`Vary: Accept-Encoding`).
             headers.append(HTTPHeaderField("Accept-Encoding", Self.decodedEncodings))
         }
@@ -118,36 +124,50 @@ public final class HTTPClient: Sendable {
             var remaining: Int?
             if let deadline {
                 let left = deadline - ContinuousClock.now
-                guard left > .zero else { throw CurlError(code: CURLE_OPERATION_TIMEDOUT, detail: "the request's time limit was reached between redirects") }
-                remaining = Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000) + 1
+                guard left > .zero else {
+                    throw CurlError(
+                        code: CURLE_OPERATION_TIMEDOUT, detail: "the request's time limit was reached between redirects"
+                    )
+                }
+                remaining =
+                    Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000) + 1
             }
-            var hop = HopRequest(url: url, method: method, headers: hopHeaders, body: body,
-                                 credentials: firstOriginOnly ? request.credentials : nil,
-                                 timeoutMilliseconds: remaining, sink: .memory,
-                                 followsRedirects: request.followsRedirects, progress: request.progress)
+            var hop = HopRequest(
+                url: url, method: method, headers: hopHeaders, body: body,
+                credentials: firstOriginOnly ? request.credentials : nil,
+                timeoutMilliseconds: remaining, sink: .memory,
+                followsRedirects: request.followsRedirects, progress: request.progress)
             let result: HopExchange
             if configuration.usesCache {
-                result = try await exchangeThroughCache(hop, context: context, mode: request.cacheMode,
-                                                        wantsFile: request.destination != nil)
+                result = try await exchangeThroughCache(
+                    hop, context: context, mode: request.cacheMode,
+                    wantsFile: request.destination != nil)
             } else {
                 if let destination = request.destination { hop.sink = .destination(destination) }
                 let received = try await perform(hop)
                 try applyResponseState(received.headers, from: url, context: context)
-                result = HopExchange(status: received.status, httpVersion: received.httpVersion, headers: received.headers,
-                                     body: received.body, bodyFile: received.bodyFile, ownsBodyFile: false, cacheOutcome: nil)
+                result = HopExchange(
+                    status: received.status, httpVersion: received.httpVersion, headers: received.headers,
+                    body: received.body, bodyFile: received.bodyFile, ownsBodyFile: false, cacheOutcome: nil)
             }
-            hops.append(HTTPResponseHop(url: url, method: method, status: result.status, headers: result.headers,
-                                        cacheOutcome: result.cacheOutcome))
+            hops.append(
+                HTTPResponseHop(
+                    url: url, method: method, status: result.status, headers: result.headers,
+                    cacheOutcome: result.cacheOutcome))
 
             guard request.followsRedirects, HTTPRedirect.isRedirect(result.status),
-                  let location = result.headers.first(named: "Location") else {
+                let location = result.headers.first(named: "Location")
+            else {
                 let (finalBody, bodyFile) = try deliver(result, to: request.destination, url: url)
-                return HTTPResponse(url: url, status: result.status, httpVersion: result.httpVersion, headers: result.headers,
-                                    body: finalBody, bodyFile: bodyFile, hops: hops, cacheOutcome: result.cacheOutcome)
+                return HTTPResponse(
+                    url: url, status: result.status, httpVersion: result.httpVersion, headers: result.headers,
+                    body: finalBody, bodyFile: bodyFile, hops: hops, cacheOutcome: result.cacheOutcome)
             }
             result.discardBodyFile()
             if hops.count > maxRedirects {
-                throw HTTPClientError(.tooManyRedirects, "more than \(maxRedirects) redirects, the last from \(url.absoluteString)", url: request.url)
+                throw HTTPClientError(
+                    .tooManyRedirects, "more than \(maxRedirects) redirects, the last from \(url.absoluteString)",
+                    url: request.url)
             }
             let next = try HTTPRedirect.target(of: location, relativeTo: url)
             let rule = HTTPRedirect.nextMethod(after: result.status, method: method)
@@ -182,7 +202,8 @@ public final class HTTPClient: Sendable {
                 throw HTTPClientError(.invalidRequest, "'\(field.name)' is not a header field name", url: url)
             }
             if CurlStringList.hasLineBreakOrNUL(field.value) {
-                throw HTTPClientError(.invalidRequest, "the value of '\(field.name)' contains a NUL, CR or LF", url: url)
+                throw HTTPClientError(
+                    .invalidRequest, "the value of '\(field.name)' contains a NUL, CR or LF", url: url)
             }
         }
     }
@@ -207,8 +228,10 @@ public final class HTTPClient: Sendable {
     func perform(_ hop: HopRequest) async throws -> HopResult {
         let id = engine.makeID()
         let flag = CancellationFlag()
-        let handoff = TransferHandoff(transfer: try CurlTransfer(id: id, hop: hop, configuration: configuration,
-                                                                 resolve: resolveList, cancellation: flag))
+        let handoff = TransferHandoff(
+            transfer: try CurlTransfer(
+                id: id, hop: hop, configuration: configuration,
+                resolve: resolveList, cancellation: flag))
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 handoff.transfer.start(continuation)

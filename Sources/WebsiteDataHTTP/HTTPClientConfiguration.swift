@@ -51,11 +51,13 @@ public struct HTTPClientConfiguration: Sendable {
     ///   - maxRedirects: the most redirects to follow.
     ///   - honorsClearSiteData: whether `Clear-Site-Data` is applied.
     ///   - usesCache: whether requests go through the store's HTTP cache.
-    public init(connectTimeout: TimeInterval? = nil, timeout: TimeInterval? = nil,
-                httpVersion: HTTPVersionPreference = .http2OverTLS, caCertificateFile: URL? = nil,
-                insecure: Bool = false, proxy: String? = nil, userAgent: String? = nil,
-                acceptsCompressedResponses: Bool = false, resolve: [String] = [], maxRedirects: Int = 20,
-                honorsClearSiteData: Bool = true, usesCache: Bool = true) {
+    public init(
+        connectTimeout: TimeInterval? = nil, timeout: TimeInterval? = nil,
+        httpVersion: HTTPVersionPreference = .http2OverTLS, caCertificateFile: URL? = nil,
+        insecure: Bool = false, proxy: String? = nil, userAgent: String? = nil,
+        acceptsCompressedResponses: Bool = false, resolve: [String] = [], maxRedirects: Int = 20,
+        honorsClearSiteData: Bool = true, usesCache: Bool = true
+    ) {
         self.connectTimeout = connectTimeout
         self.timeout = timeout
         self.httpVersion = httpVersion

@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import WebsiteData
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 extension HTTPCookieStore {
     /// Stores the cookies of a Foundation response (`URLSession`), as received from `url`.
@@ -19,10 +20,13 @@ extension HTTPCookieStore {
     /// - Returns: what was stored, deleted, refused and evicted.
     /// - Throws: a `StoreError` when the change could not be committed.
     @discardableResult
-    public func setCookies(from response: HTTPURLResponse, for url: URL? = nil,
-                           context: CookieRequestContext = .topLevelNavigation) throws -> CookieWriteSummary {
+    public func setCookies(
+        from response: HTTPURLResponse, for url: URL? = nil,
+        context: CookieRequestContext = .topLevelNavigation
+    ) throws -> CookieWriteSummary {
         guard let url = url ?? response.url,
-              let combined = response.value(forHTTPHeaderField: "Set-Cookie") else { return CookieWriteSummary() }
+            let combined = response.value(forHTTPHeaderField: "Set-Cookie")
+        else { return CookieWriteSummary() }
         return try setCookies(fromSetCookieHeaders: Self.splitCombinedSetCookie(combined), for: url, context: context)
     }
 
@@ -36,12 +40,13 @@ extension HTTPCookieStore {
     public static func splitCombinedSetCookie(_ combined: String) -> [String] {
         var result: [String] = []
         var current = ""
-        var attribute = ""  // the text since the last ';' or cookie start, to spot "expires=Wed"
+        var attribute = "" // the text since the last ';' or cookie start, to spot "expires=Wed"
         for character in combined {
             if character == "," {
                 let trimmed = attribute.trimmingCharacters(in: .whitespaces).lowercased()
                 if trimmed.hasPrefix("expires"), let equals = trimmed.firstIndex(of: "="),
-                   trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces).allSatisfy(\.isLetter) {
+                    trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces).allSatisfy(\.isLetter)
+                {
                     current.append(character)
                     attribute.append(character)
                     continue
@@ -73,7 +78,9 @@ extension URLRequest {
     ///   - store: the cookie store.
     ///   - context: the request's context; a top-level navigation by default.
     /// - Throws: a `StoreError` when the store cannot be read.
-    public mutating func setCookieHeader(from store: HTTPCookieStore, context: CookieRequestContext = .topLevelNavigation) throws {
+    public mutating func setCookieHeader(
+        from store: HTTPCookieStore, context: CookieRequestContext = .topLevelNavigation
+    ) throws {
         guard let url else { return }
         setValue(try store.cookieHeader(for: url, context: context), forHTTPHeaderField: "Cookie")
     }

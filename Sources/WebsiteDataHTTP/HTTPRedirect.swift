@@ -28,7 +28,9 @@ public enum HTTPRedirect {
     }
 
     /// The header fields that describe a body, dropped with it (Fetch's request-body-header names, and `Content-Length`).
-    public static let bodyHeaderNames = ["Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location"]
+    public static let bodyHeaderNames = [
+        "Content-Type", "Content-Length", "Content-Encoding", "Content-Language", "Content-Location",
+    ]
 
     /// The URL a `Location` value points to, resolved against the URL of the response carrying it.
     ///
@@ -41,13 +43,16 @@ public enum HTTPRedirect {
     /// - Throws: `HTTPClientError.invalidRedirect` when the value is not a URL or not `http`/`https`.
     public static func target(of location: String, relativeTo base: URL) throws(HTTPClientError) -> URL {
         guard let resolved = URL(string: location, relativeTo: base)?.absoluteURL,
-              let scheme = resolved.scheme?.lowercased(), scheme == "http" || scheme == "https",
-              let host = resolved.host(percentEncoded: true), !host.isEmpty
+            let scheme = resolved.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = resolved.host(percentEncoded: true), !host.isEmpty
         else {
-            throw HTTPClientError(.invalidRedirect, "redirect from \(base.absoluteString) to '\(location)', which is not an http or https URL", url: base)
+            throw HTTPClientError(
+                .invalidRedirect,
+                "redirect from \(base.absoluteString) to '\(location)', which is not an http or https URL", url: base)
         }
         if resolved.fragment == nil, let fragment = base.fragment(percentEncoded: true),
-           var components = URLComponents(url: resolved, resolvingAgainstBaseURL: false) {
+            var components = URLComponents(url: resolved, resolvingAgainstBaseURL: false)
+        {
             components.percentEncodedFragment = fragment
             return components.url ?? resolved
         }

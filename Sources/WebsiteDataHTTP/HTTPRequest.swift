@@ -48,8 +48,10 @@ public struct HTTPRequest: Sendable {
     ///   - body: the body to send, if any.
     ///   - topLevelSite: the URL of the page making the request; `nil` for a top-level request.
     ///   - isNavigation: whether the request is a navigation; by default when `topLevelSite` is `nil`.
-    public init(url: URL, method: String = "GET", headers: [HTTPHeaderField] = [], body: Data? = nil,
-                topLevelSite: URL? = nil, isNavigation: Bool? = nil) {
+    public init(
+        url: URL, method: String = "GET", headers: [HTTPHeaderField] = [], body: Data? = nil,
+        topLevelSite: URL? = nil, isNavigation: Bool? = nil
+    ) {
         self.url = url
         self.method = method
         self.headers = headers

@@ -23,7 +23,9 @@ enum BenchCommand {
 
     static func main(_ arguments: [String]) {
         if arguments.first == "__memory" {
-            guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else { fail("usage: __memory ENGINE COUNT", code: 2) }
+            guard arguments.count == 3, let count = Int(arguments[2]), count > 0 else {
+                fail("usage: __memory ENGINE COUNT", code: 2)
+            }
             do { try MemoryBench.child(engine: arguments[1], count: count) } catch { fail("\(error)", code: 1) }
             return
         }
@@ -38,24 +40,30 @@ enum BenchCommand {
             switch argument {
             case "--quick": config.quick = true
             case "--threads":
-                guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else { fail("--threads needs a whole number above 0", code: 2) }
+                guard let value = rest.popFirst().flatMap({ Int($0) }), value > 0 else {
+                    fail("--threads needs a whole number above 0", code: 2)
+                }
                 config.threads = value
             case "-h", "--help", "help":
                 emit(usage)
                 return
             default:
-                guard sections.contains(argument) else { fail("unknown section or option '\(argument)'\n\n\(usage)", code: 2) }
+                guard sections.contains(argument) else {
+                    fail("unknown section or option '\(argument)'\n\n\(usage)", code: 2)
+                }
                 if !chosen.contains(argument) { chosen.append(argument) }
             }
         }
         if chosen.isEmpty { chosen = sections }
         chosen.sort { sections.firstIndex(of: $0)! < sections.firstIndex(of: $1)! }
         #if DEBUG
-        emit("warning: a debug build; build with -c release for meaningful numbers\n")
+            emit("warning: a debug build; build with -c release for meaningful numbers\n")
         #endif
 
         let context = Context(config: config)
-        emit("wkstore-bench\(config.quick ? " --quick (scaled down: not comparable to a full run)" : ""): \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadAverage()), \(config.big), \(config.big.lookups.grouped) lookups\n")
+        emit(
+            "wkstore-bench\(config.quick ? " --quick (scaled down: not comparable to a full run)" : ""): \(ProcessInfo.processInfo.activeProcessorCount) cores, load average \(loadAverage()), \(config.big), \(config.big.lookups.grouped) lookups\n"
+        )
         let start = now()
         var failed = false
         for section in chosen {
@@ -70,7 +78,7 @@ enum BenchCommand {
                 default: table = try MemoryBench.run(context)
                 }
                 emit(table.render())
-                    } catch {
+            } catch {
                 emit("== \(section) ==\nfailed: \(error)\n")
                 failed = true
             }
@@ -87,7 +95,8 @@ enum BenchCommand {
 
     /// The 1-minute load average, to judge how busy the machine was.
     static func loadAverage() -> String {
-        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init) ?? "?"
+        (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").first.map(String.init)
+            ?? "?"
     }
 
     static func fail(_ message: String, code: Int32) -> Never {

@@ -9,10 +9,15 @@ struct Config {
     var threads = 8
 
     /// The main data set: 100,000 cookies over 10,000 sites, 10,000 lookups.
-    var big: Shape { quick ? Shape(cookies: 10_000, sites: 1_000, lookups: 2_000) : Shape(cookies: 100_000, sites: 10_000, lookups: 10_000) }
+    var big: Shape {
+        quick
+            ? Shape(cookies: 10_000, sites: 1_000, lookups: 2_000)
+            : Shape(cookies: 100_000, sites: 10_000, lookups: 10_000)
+    }
     /// The data set Foundation can load in reasonable time: a tenth, same shape.
     var small: Shape {
-        quick ? Shape(cookies: 1_000, sites: 100, lookups: 2_000) : Shape(cookies: 10_000, sites: 1_000, lookups: 10_000)
+        quick
+            ? Shape(cookies: 1_000, sites: 100, lookups: 2_000) : Shape(cookies: 10_000, sites: 1_000, lookups: 10_000)
     }
     /// Timed passes over the lookup URLs (after one warm-up pass).
     var passes: Int { quick ? 3 : 7 }
@@ -65,7 +70,8 @@ enum Loader {
         func check(expected: Int) throws {
             if let firstError { throw BenchError("ingest failed \(failed) times: \(firstError)") }
             if stored != expected || rejected != 0 {
-                throw BenchError("ingest stored \(stored) of \(expected) cookies (\(rejected) refused): the data set is wrong")
+                throw BenchError(
+                    "ingest stored \(stored) of \(expected) cookies (\(rejected) refused): the data set is wrong")
             }
         }
     }

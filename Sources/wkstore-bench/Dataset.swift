@@ -47,8 +47,9 @@ struct GeneratedCookie: Sendable {
         case .maxAge(let seconds): expires = now.addingTimeInterval(TimeInterval(seconds))
         case .farFuture: expires = now.addingTimeInterval(400 * 24 * 3600)
         }
-        return Cookie(name: name, value: value, domain: domain, path: path, isHostOnly: isHostOnly, isSecure: isSecure,
-                      isHTTPOnly: isHTTPOnly, sameSite: sameSite, expires: expires, created: now)
+        return Cookie(
+            name: name, value: value, domain: domain, path: path, isHostOnly: isHostOnly, isSecure: isSecure,
+            isHTTPOnly: isHTTPOnly, sameSite: sameSite, expires: expires, created: now)
     }
 }
 
@@ -98,14 +99,19 @@ struct Dataset: Sendable {
 
     // MARK: Sites
 
-    static let suffixes = ["com", "com", "com", "com", "com", "net", "org", "de", "co.uk", "io", "fr", "com.au", "nl", "co.jp"]
+    static let suffixes = [
+        "com", "com", "com", "com", "com", "net", "org", "de", "co.uk", "io", "fr", "com.au", "nl", "co.jp",
+    ]
     static let subdomains = ["www", "a", "api", "shop", "m", "img", "login", "static", "app", "news"]
 
     /// Cookies per site: Zipf-like, clamped to 1...180, summing exactly to `shape.cookies`.
     static func counts(_ shape: Shape, limit: Int = 180) -> [Int] {
-        precondition(shape.cookies <= shape.sites * limit && shape.cookies >= shape.sites, "cannot spread \(shape) within 1...\(limit) per site")
+        precondition(
+            shape.cookies <= shape.sites * limit && shape.cookies >= shape.sites,
+            "cannot spread \(shape) within 1...\(limit) per site")
         func counts(_ c: Double) -> [Int] { (1...shape.sites).map { min(limit, max(1, Int(c / Double($0)))) } }
-        var low = 0.0, high = Double(shape.cookies) * 2
+        var low = 0.0
+        var high = Double(shape.cookies) * 2
         for _ in 0..<100 {
             let mid = (low + high) / 2
             if counts(mid).reduce(0, +) > shape.cookies { high = mid } else { low = mid }
@@ -114,7 +120,10 @@ struct Dataset: Sendable {
         var missing = shape.cookies - result.reduce(0, +)
         var i = 0
         while missing > 0 {
-            if result[i] < limit { result[i] += 1; missing -= 1 }
+            if result[i] < limit {
+                result[i] += 1
+                missing -= 1
+            }
             i = (i + 1) % result.count
         }
         return result
@@ -135,8 +144,10 @@ struct Dataset: Sendable {
 
     // MARK: Responses
 
-    static let requestPaths = ["/", "/index.html", "/app", "/app/", "/app/page", "/app/v2/item?id=42", "/account",
-                               "/account/settings", "/static/js/main.js", "/search?q=cookies", "/news/2024/05/article"]
+    static let requestPaths = [
+        "/", "/index.html", "/app", "/app/", "/app/page", "/app/v2/item?id=42", "/account",
+        "/account/settings", "/static/js/main.js", "/search?q=cookies", "/news/2024/05/article",
+    ]
     static let cookiePaths = ["/app", "/app/v2", "/account", "/static", "/search"]
     static let namePrefixes = ["sid", "_ga", "pref", "uid", "track", "csrftoken", "lang", "theme", "cart", "ab"]
 
@@ -154,8 +165,10 @@ struct Dataset: Sendable {
                 let n = min(1 + random.below(10), site.cookieCount - made)
                 var cookies: [GeneratedCookie] = []
                 for _ in 0..<n {
-                    cookies.append(makeCookie(&random, index: made, site: site.domain, host: host, https: https,
-                                              requestPath: requestPath))
+                    cookies.append(
+                        makeCookie(
+                            &random, index: made, site: site.domain, host: host, https: https,
+                            requestPath: requestPath))
                     made += 1
                 }
                 body(GeneratedResponse(url: url, cookies: cookies))
@@ -163,8 +176,10 @@ struct Dataset: Sendable {
         }
     }
 
-    static func makeCookie(_ random: inout SplitMix64, index: Int, site: String, host: String, https: Bool,
-                           requestPath: String) -> GeneratedCookie {
+    static func makeCookie(
+        _ random: inout SplitMix64, index: Int, site: String, host: String, https: Bool,
+        requestPath: String
+    ) -> GeneratedCookie {
         var name = random.pick(namePrefixes) + String(index)
         let value = random.token(8 + random.below(41))
         let isDomain = random.chance(35)
@@ -189,9 +204,16 @@ struct Dataset: Sendable {
         if httpOnly { attributes += "; HttpOnly" }
         var sameSite = CookieSameSite.unspecified
         let roll = random.below(100)
-        if secure && roll < 20 { sameSite = .none; attributes += "; SameSite=None" }
-        else if roll >= 20 && roll < 50 { sameSite = .lax; attributes += "; SameSite=Lax" }
-        else if roll >= 50 && roll < 60 { sameSite = .strict; attributes += "; SameSite=Strict" }
+        if secure && roll < 20 {
+            sameSite = .none
+            attributes += "; SameSite=None"
+        } else if roll >= 20 && roll < 50 {
+            sameSite = .lax
+            attributes += "; SameSite=Lax"
+        } else if roll >= 50 && roll < 60 {
+            sameSite = .strict
+            attributes += "; SameSite=Strict"
+        }
         let lifetime: GeneratedCookie.Lifetime
         switch random.below(100) {
         case 0..<50:
@@ -205,9 +227,10 @@ struct Dataset: Sendable {
             lifetime = .session
         }
         if secure && !isDomain && explicitRoot && random.chance(15) { name = "__Host-" + name }
-        return GeneratedCookie(header: name + "=" + value + attributes, name: name, value: value,
-                               domain: isDomain ? site : host, path: path, isHostOnly: !isDomain, isSecure: secure,
-                               isHTTPOnly: httpOnly, sameSite: sameSite, lifetime: lifetime)
+        return GeneratedCookie(
+            header: name + "=" + value + attributes, name: name, value: value,
+            domain: isDomain ? site : host, path: path, isHostOnly: !isDomain, isSecure: secure,
+            isHTTPOnly: httpOnly, sameSite: sameSite, lifetime: lifetime)
     }
 
     /// RFC 6265bis 5.1.4: the directory of the request path (query excluded).
@@ -226,7 +249,10 @@ struct Dataset: Sendable {
         var cumulative: [Int] = []
         cumulative.reserveCapacity(sites.count)
         var total = 0
-        for site in sites { total += site.cookieCount; cumulative.append(total) }
+        for site in sites {
+            total += site.cookieCount
+            cumulative.append(total)
+        }
         return (0..<shape.lookups).map { i in
             let scheme = random.chance(70) ? "https" : "http"
             let path = random.pick(requestPaths)
@@ -238,7 +264,8 @@ struct Dataset: Sendable {
                 site = sites[random.below(sites.count)]
             } else {
                 let target = random.below(total)
-                var low = 0, high = cumulative.count - 1
+                var low = 0
+                var high = cumulative.count - 1
                 while low < high {
                     let mid = (low + high) / 2
                     if cumulative[mid] > target { high = mid } else { low = mid + 1 }

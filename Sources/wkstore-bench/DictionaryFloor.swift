@@ -30,7 +30,9 @@ struct DictionaryFloor {
         return bucket.withUnsafeBufferPointer { cookies -> String? in
             var matched: [Int] = []
             for i in cookies.indices {
-                if cookies[i].isHostOnly ? cookies[i].domain != host : !Self.domainMatches(host, cookies[i].domain) { continue }
+                if cookies[i].isHostOnly ? cookies[i].domain != host : !Self.domainMatches(host, cookies[i].domain) {
+                    continue
+                }
                 if !Self.pathMatches(path, cookies[i].path) { continue }
                 if cookies[i].isSecure && !secure { continue }
                 if let expires = cookies[i].expires, expires <= now { continue }
@@ -38,11 +40,13 @@ struct DictionaryFloor {
             }
             guard !matched.isEmpty else { return nil }
             matched.sort { a, b in
-                let pa = cookies[a].path.utf8.count, pb = cookies[b].path.utf8.count
+                let pa = cookies[a].path.utf8.count
+                let pb = cookies[b].path.utf8.count
                 return pa != pb ? pa > pb : cookies[a].created < cookies[b].created
             }
             var header = ""
-            header.reserveCapacity(matched.reduce(0) { $0 + cookies[$1].name.utf8.count + cookies[$1].value.utf8.count + 3 })
+            header.reserveCapacity(
+                matched.reduce(0) { $0 + cookies[$1].name.utf8.count + cookies[$1].value.utf8.count + 3 })
             for (n, i) in matched.enumerated() {
                 if n > 0 { header += "; " }
                 if !cookies[i].name.isEmpty {
@@ -58,7 +62,8 @@ struct DictionaryFloor {
     /// RFC 6265bis 5.1.3, comparing bytes as the engine does.
     static func domainMatches(_ host: String, _ domain: String) -> Bool {
         if host == domain { return true }
-        let hostCount = host.utf8.count, domainCount = domain.utf8.count
+        let hostCount = host.utf8.count
+        let domainCount = domain.utf8.count
         guard hostCount > domainCount else { return false }
         let h = host.utf8
         return h[h.index(h.startIndex, offsetBy: hostCount - domainCount - 1)] == UInt8(ascii: ".")
@@ -68,7 +73,8 @@ struct DictionaryFloor {
     /// RFC 6265bis 5.1.4.
     static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
         if requestPath == cookiePath { return true }
-        let requestCount = requestPath.utf8.count, cookieCount = cookiePath.utf8.count
+        let requestCount = requestPath.utf8.count
+        let cookieCount = cookiePath.utf8.count
         guard requestCount > cookieCount, bytes(of: requestPath, at: 0, equal: cookiePath) else { return false }
         if cookiePath.utf8.last == UInt8(ascii: "/") { return true }
         let r = requestPath.utf8

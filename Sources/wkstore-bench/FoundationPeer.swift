@@ -1,8 +1,9 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import WebsiteData
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// Foundation's cookie storage as a peer: a private, ephemeral `HTTPCookieStorage` (the one
 /// `URLSessionConfiguration.ephemeral` makes), holding the same cookies as `HTTPCookie`s.

@@ -11,43 +11,43 @@ enum HTTPBench {
     /// per connection (`http.server` with `ThreadingMixIn`) made the rates swing by 15% from pass
     /// to pass (its threads contending for Python's lock); this one holds them within a few percent.
     static let server = #"""
-    import os, selectors, socket, sys, threading
-    RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: no-store\r\n\r\nok"
-    selector = selectors.DefaultSelector()
-    listener = socket.create_server(("127.0.0.1", 0), backlog=128)
-    listener.setblocking(False)
-    print(listener.getsockname()[1], flush=True)
-    pending = {}
-    def accept(sock):
-        conn, _ = sock.accept()
-        conn.setblocking(False)
-        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        pending[conn] = b""
-        selector.register(conn, selectors.EVENT_READ, serve)
-    def serve(conn):
-        try:
-            data = conn.recv(65536)
-        except ConnectionError:
-            data = b""
-        if not data:
-            selector.unregister(conn)
-            pending.pop(conn, None)
-            conn.close()
-            return
-        buffered, answers = pending[conn] + data, b""
-        while (end := buffered.find(b"\r\n\r\n")) >= 0:
-            buffered, answers = buffered[end + 4:], answers + RESPONSE
-        pending[conn] = buffered
-        if answers:
-            conn.setblocking(True)
-            conn.sendall(answers)
+        import os, selectors, socket, sys, threading
+        RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: no-store\r\n\r\nok"
+        selector = selectors.DefaultSelector()
+        listener = socket.create_server(("127.0.0.1", 0), backlog=128)
+        listener.setblocking(False)
+        print(listener.getsockname()[1], flush=True)
+        pending = {}
+        def accept(sock):
+            conn, _ = sock.accept()
             conn.setblocking(False)
-    selector.register(listener, selectors.EVENT_READ, accept)
-    threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
-    while True:
-        for key, _ in selector.select():
-            key.data(key.fileobj)
-    """#
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            pending[conn] = b""
+            selector.register(conn, selectors.EVENT_READ, serve)
+        def serve(conn):
+            try:
+                data = conn.recv(65536)
+            except ConnectionError:
+                data = b""
+            if not data:
+                selector.unregister(conn)
+                pending.pop(conn, None)
+                conn.close()
+                return
+            buffered, answers = pending[conn] + data, b""
+            while (end := buffered.find(b"\r\n\r\n")) >= 0:
+                buffered, answers = buffered[end + 4:], answers + RESPONSE
+            pending[conn] = buffered
+            if answers:
+                conn.setblocking(True)
+                conn.sendall(answers)
+                conn.setblocking(False)
+        selector.register(listener, selectors.EVENT_READ, accept)
+        threading.Thread(target=lambda: (sys.stdin.read(), os._exit(0)), daemon=True).start()
+        while True:
+            for key, _ in selector.select():
+                key.data(key.fileobj)
+        """#
 
     /// Each pass is sent in this many parts, interleaved with the other passes' parts.
     static let chunksPerPass = 10
@@ -74,17 +74,24 @@ enum HTTPBench {
         let plain = urls.map { HTTPRequest(url: $0) }
         let given = try Self.requests(urls, givenTheHeadersOf: full)
 
-        progress("http: \(rounds) rounds of \(requests.grouped) requests (8 at a time): empty store, empty store given the headers, \(config.big.cookies.grouped)-cookie store, interleaved")
+        progress(
+            "http: \(rounds) rounds of \(requests.grouped) requests (8 at a time): empty store, empty store given the headers, \(config.big.cookies.grouped)-cookie store, interleaved"
+        )
         // Warm up the clients (connections, the server, page cache).
         try send(Array(plain.prefix(200)), with: emptyClient)
         try send(Array(given.prefix(200)), with: emptyClient)
         try send(Array(plain.prefix(200)), with: fullClient)
-        var none = Runs(), withHeaders = Runs(), store = Runs()
-        var headerTimes: [Double] = [], headerShares: [Double] = []
+        var none = Runs()
+        var withHeaders = Runs()
+        var store = Runs()
+        var headerTimes: [Double] = []
+        var headerShares: [Double] = []
         let chunk = max(1, requests / Self.chunksPerPass)
         // The three passes: through the empty store, through it given the full store's headers,
         // through the full store.
-        let passes: [(requests: [HTTPRequest], client: HTTPClient)] = [(plain, emptyClient), (given, emptyClient), (plain, fullClient)]
+        let passes: [(requests: [HTTPRequest], client: HTTPClient)] = [
+            (plain, emptyClient), (given, emptyClient), (plain, fullClient),
+        ]
         for round in 0..<rounds {
             // Each round's three passes are compared with one another. They are sent a tenth at
             // a time, interleaved (the three tenths in the reverse order every other time), so
@@ -113,33 +120,45 @@ enum HTTPBench {
         // second or two of one another, where passes of different rounds differ by a third on
         // this machine.
         let carried = median(withHeaders.costs(against: none))
-        table.add("empty store given the \(cookies)-cookie store's Cookie headers vs without",
-                  ours: Format.rate(withHeaders.rate), peer: Format.rate(none.rate),
-                  ratio: Format.fixed(carried * 100, 1) + "% cost", target: "(sending the cookies)", met: "-")
+        table.add(
+            "empty store given the \(cookies)-cookie store's Cookie headers vs without",
+            ours: Format.rate(withHeaders.rate), peer: Format.rate(none.rate),
+            ratio: Format.fixed(carried * 100, 1) + "% cost", target: "(sending the cookies)", met: "-")
         let total = median(store.costs(against: none))
-        table.add("ours with \(cookies) cookies vs the same requests with an empty store",
-                  ours: Format.rate(store.rate), peer: Format.rate(none.rate),
-                  ratio: Format.fixed(total * 100, 1) + "% cost", target: "(reported)", met: "-")
+        table.add(
+            "ours with \(cookies) cookies vs the same requests with an empty store",
+            ours: Format.rate(store.rate), peer: Format.rate(none.rate),
+            ratio: Format.fixed(total * 100, 1) + "% cost", target: "(reported)", met: "-")
         let costs = store.costs(against: withHeaders)
         let cost = median(costs)
-        table.add("ours with \(cookies) cookies vs an empty store given the same headers",
-                  ours: Format.rate(store.rate), peer: Format.rate(withHeaders.rate),
-                  ratio: Format.fixed(cost * 100, 1) + "% cost", target: "< 5% cost", met: Format.met(cost < 0.05))
+        table.add(
+            "ours with \(cookies) cookies vs an empty store given the same headers",
+            ours: Format.rate(store.rate), peer: Format.rate(withHeaders.rate),
+            ratio: Format.fixed(cost * 100, 1) + "% cost", target: "< 5% cost", met: Format.met(cost < 0.05))
         // The client's own CPU per request (the server is another process): what the store's
         // work adds to it, against the time a request with the same headers takes.
         let shares = store.extraCPUShares(over: withHeaders)
         let share = median(shares)
-        table.add("client CPU per request: ours with the cookies vs empty store given the headers",
-                  ours: Format.perOp(store.cpu), peer: Format.perOp(withHeaders.cpu),
-                  ratio: Format.fixed(share * 100, 1) + "% of a request", target: "< 5%", met: Format.met(share < 0.05))
+        table.add(
+            "client CPU per request: ours with the cookies vs empty store given the headers",
+            ours: Format.perOp(store.cpu), peer: Format.perOp(withHeaders.cpu),
+            ratio: Format.fixed(share * 100, 1) + "% of a request", target: "< 5%", met: Format.met(share < 0.05))
         // Each round's cookie work against that round's request time; the median of the shares.
         let headerShare = median(headerShares)
-        table.add("cookie work per request (the Cookie header from \(cookies) cookies) vs a request",
-                  ours: Format.perOp(median(headerTimes)), peer: Format.perOp(1e9 / store.rate),
-                  ratio: Format.fixed(headerShare * 100, 1) + "% of a request", target: "< 5%", met: Format.met(headerShare < 0.05))
-        table.note("cookie work: the \(requests.grouped) URLs' Cookie headers after each round, thread CPU time per header; the share is the median of the rounds' \(Self.percents(headerShares))")
-        table.note("costs are medians of the \(rounds) rounds' own: ours vs given the headers \(Self.percents(costs)); client CPU \(Self.percents(shares))")
-        table.note("rates are medians of \(rounds) rounds of the three passes, each sent in \(Self.chunksPerPass) parts of \(chunk.grouped), interleaved, in reverse order every other part (ours: \(store.list); given the headers: \(withHeaders.list); empty: \(none.list)); the \(requests.grouped) URLs are the lookup set's, as http, sent through the server as a proxy; the full store sent \(sent.grouped) cookies in all, the same as the requests given the headers; client CPU is the process's, per request, median of the passes")
+        table.add(
+            "cookie work per request (the Cookie header from \(cookies) cookies) vs a request",
+            ours: Format.perOp(median(headerTimes)), peer: Format.perOp(1e9 / store.rate),
+            ratio: Format.fixed(headerShare * 100, 1) + "% of a request", target: "< 5%",
+            met: Format.met(headerShare < 0.05))
+        table.note(
+            "cookie work: the \(requests.grouped) URLs' Cookie headers after each round, thread CPU time per header; the share is the median of the rounds' \(Self.percents(headerShares))"
+        )
+        table.note(
+            "costs are medians of the \(rounds) rounds' own: ours vs given the headers \(Self.percents(costs)); client CPU \(Self.percents(shares))"
+        )
+        table.note(
+            "rates are medians of \(rounds) rounds of the three passes, each sent in \(Self.chunksPerPass) parts of \(chunk.grouped), interleaved, in reverse order every other part (ours: \(store.list); given the headers: \(withHeaders.list); empty: \(none.list)); the \(requests.grouped) URLs are the lookup set's, as http, sent through the server as a proxy; the full store sent \(sent.grouped) cookies in all, the same as the requests given the headers; client CPU is the process's, per request, median of the passes"
+        )
         return table
     }
 
@@ -205,8 +224,10 @@ enum HTTPBench {
     /// without the store's work.
     static func requests(_ urls: [URL], givenTheHeadersOf store: WebsiteDataStore) throws -> [HTTPRequest] {
         try urls.map { url in
-            HTTPRequest(url: url, headers: try store.httpCookieStore.cookieHeader(for: url, context: asHTTPClientAsks(url))
-                .map { [HTTPHeaderField("Cookie", $0)] } ?? [])
+            HTTPRequest(
+                url: url,
+                headers: try store.httpCookieStore.cookieHeader(for: url, context: asHTTPClientAsks(url))
+                    .map { [HTTPHeaderField("Cookie", $0)] } ?? [])
         }
     }
 
@@ -225,7 +246,9 @@ enum HTTPBench {
                     group.addTask {
                         do {
                             let response = try await client.send(request)
-                            if response.status != 200 { failure.message.withLock { $0 = "status \(response.status) for \(url)" } }
+                            if response.status != 200 {
+                                failure.message.withLock { $0 = "status \(response.status) for \(url)" }
+                            }
                         } catch {
                             failure.message.withLock { $0 = "\(error)" }
                         }
@@ -266,10 +289,16 @@ enum HTTPBench {
             var portText = Data()
             while !portText.contains(10) {
                 let chunk = stdout.fileHandleForReading.availableData
-                if chunk.isEmpty { Self.end(process, stdin); throw BenchError("the loopback server did not start") }
+                if chunk.isEmpty {
+                    Self.end(process, stdin)
+                    throw BenchError("the loopback server did not start")
+                }
                 portText.append(chunk)
             }
-            guard let port = Int(String(decoding: portText, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            guard
+                let port = Int(
+                    String(decoding: portText, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            else {
                 Self.end(process, stdin)
                 throw BenchError("the loopback server did not say its port")
             }

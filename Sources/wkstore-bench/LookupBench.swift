@@ -28,19 +28,27 @@ enum LookupBench {
         let memoryEngine = memoryStore.httpCookieStore
 
         progress("timing \(config.passes) passes of \(urls.count.grouped) lookups, engines and floor interleaved")
-        let times = interleaved(passes: config.passes, count: urls.count, [
-            { for url in urls { keep(try? engine.cookieHeader(for: url)) } },
-            { for url in urls { keep(floor.cookieHeader(for: url)) } },
-            { for url in urls { keep(try? memoryEngine.cookieHeader(for: url)) } },
-        ])
+        let times = interleaved(
+            passes: config.passes, count: urls.count,
+            [
+                { for url in urls { keep(try? engine.cookieHeader(for: url)) } },
+                { for url in urls { keep(floor.cookieHeader(for: url)) } },
+                { for url in urls { keep(try? memoryEngine.cookieHeader(for: url)) } },
+            ])
         let (oursTimes, floorTimes, memoryTimes) = (times[0], times[1], times[2])
-        let ours = oursTimes.cpuMedian, floorNs = floorTimes.cpuMedian, memory = memoryTimes.cpuMedian
+        let ours = oursTimes.cpuMedian
+        let floorNs = floorTimes.cpuMedian
+        let memory = memoryTimes.cpuMedian
 
         // Both must answer the same (as sets: equal creation times may order differently).
-        var differing = 0, withCookies = 0, sent = 0, scanned = 0
+        var differing = 0
+        var withCookies = 0
+        var sent = 0
+        var scanned = 0
         for url in urls {
             scanned += Site.canonicalHost(of: url).flatMap { floor.sites[Site.displayName(forHost: $0)]?.count } ?? 0
-            let a = try engine.cookieHeader(for: url), b = floor.cookieHeader(for: url)
+            let a = try engine.cookieHeader(for: url)
+            let b = floor.cookieHeader(for: url)
             if pairs(a) != pairs(b) { differing += 1 }
             if a != nil { withCookies += 1 }
             sent += pairs(a).count
@@ -51,13 +59,16 @@ enum LookupBench {
         let smallScratch = ScratchDirectory("lookup-small")
         progress("loading \(config.small) into a persistent store and into Foundation's HTTPCookieStorage")
         let smallStore = try Loader.makeStore(directory: smallScratch.url.appendingPathComponent("store"))
-        try Loader.ingest(small.responses, into: smallStore, threads: config.threads).check(expected: config.small.cookies)
+        try Loader.ingest(small.responses, into: smallStore, threads: config.threads).check(
+            expected: config.small.cookies)
         let smallCookies = try smallStore.httpCookieStore.allCookies()
         let foundation = FoundationPeer()
         var foundationHeld = 0
         let foundationLoad = measure { foundationHeld = foundation.load(smallCookies) }
         let foundationURLs = Array(small.lookups.prefix(config.foundationLookups))
-        progress("Foundation loaded \(foundationHeld.grouped) cookies in \(Format.seconds(foundationLoad)); timing \(foundationURLs.count.grouped) of its lookups")
+        progress(
+            "Foundation loaded \(foundationHeld.grouped) cookies in \(Format.seconds(foundationLoad)); timing \(foundationURLs.count.grouped) of its lookups"
+        )
         let foundationTime = measureTiming {
             for url in foundationURLs { keep(foundation.cookieHeader(for: url)) }
         }
@@ -69,31 +80,45 @@ enum LookupBench {
         let smallEngine = smallStore.httpCookieStore
         var smallSent = 0
         for url in subset.prefix(200) { smallSent += pairs(try smallEngine.cookieHeader(for: url)).count }
-        let smallTimes = interleaved(passes: config.passes, count: subset.count, [
-            { for url in subset { keep(try? smallEngine.cookieHeader(for: url)) } },
-        ])[0]
+        let smallTimes = interleaved(
+            passes: config.passes, count: subset.count,
+            [
+                { for url in subset { keep(try? smallEngine.cookieHeader(for: url)) } }
+            ])[0]
         let oursSmall = smallTimes.cpuMedian
 
         let faster = foundationNs / oursSmall
-        table.add("ours vs Foundation HTTPCookieStorage, \(config.small.cookies.grouped) cookies (a tenth: Foundation loads in O(n^2))",
-                  ours: Format.perOp(oursSmall), peer: Format.perOp(foundationNs), ratio: Format.times(faster) + " faster",
-                  target: ">= 100x faster", met: Format.met(faster >= 100))
+        table.add(
+            "ours vs Foundation HTTPCookieStorage, \(config.small.cookies.grouped) cookies (a tenth: Foundation loads in O(n^2))",
+            ours: Format.perOp(oursSmall), peer: Format.perOp(foundationNs), ratio: Format.times(faster) + " faster",
+            target: ">= 100x faster", met: Format.met(faster >= 100))
         let slower = ours / floorNs
-        table.add("ours vs dictionary floor, \(config.big.cookies.grouped) cookies",
-                  ours: Format.perOp(ours), peer: Format.perOp(floorNs), ratio: Format.times(slower) + " floor",
-                  target: "<= 3x floor", met: Format.met(slower <= 3))
-        table.add("ours non-persistent (no cross-process check) vs floor, \(config.big.cookies.grouped)",
-                  ours: Format.perOp(memory), peer: Format.perOp(floorNs), ratio: Format.times(memory / floorNs) + " floor")
+        table.add(
+            "ours vs dictionary floor, \(config.big.cookies.grouped) cookies",
+            ours: Format.perOp(ours), peer: Format.perOp(floorNs), ratio: Format.times(slower) + " floor",
+            target: "<= 3x floor", met: Format.met(slower <= 3))
+        table.add(
+            "ours non-persistent (no cross-process check) vs floor, \(config.big.cookies.grouped)",
+            ours: Format.perOp(memory), peer: Format.perOp(floorNs), ratio: Format.times(memory / floorNs) + " floor")
 
         // Where a lookup's time goes: the shared steps, timed alone over the same URLs.
-        let parts = try breakdown(urls: urls, file: directory.appendingPathComponent("store.sqlite"), passes: config.passes)
+        let parts = try breakdown(
+            urls: urls, file: directory.appendingPathComponent("store.sqlite"), passes: config.passes)
         for (name, ns) in parts { table.add("  part: \(name)", ours: Format.perOp(ns), peer: "") }
         table.add("  part: persistent minus non-persistent store", ours: Format.perOp(ours - memory), peer: "")
 
-        table.note("times are thread CPU time per lookup (the machine is shared); wall-clock medians: ours \(Format.perOp(oursTimes.wallMedian)), floor \(Format.perOp(floorTimes.wallMedian)), non-persistent \(Format.perOp(memoryTimes.wallMedian)), ours at \(config.small.cookies.grouped) \(Format.perOp(smallTimes.wallMedian)), Foundation \(Format.perOp(foundationTime.wall / Double(done)))")
-        table.note("\(urls.count.grouped) lookup URLs: 10% unknown sites, the rest over known sites (subdomains, paths, http/https); median of \(config.passes) passes after a warm-up, the three interleaved")
-        table.note("engine and floor sent the same cookies for \(urls.count - differing) of \(urls.count) URLs (compared as sets); \(withCookies.grouped) URLs got cookies, \(Format.fixed(Double(sent) / Double(urls.count), 1)) cookies per lookup, out of \(Format.fixed(Double(scanned) / Double(urls.count), 1)) held by the URL's site on average")
-        table.note("Foundation: ephemeral HTTPCookieStorage held \(foundationHeld.grouped) of \(smallCookies.count.grouped) cookies after a \(Format.seconds(foundationLoad)) load; its lookups timed on the first \(done.grouped) of the \(small.lookups.count.grouped) URLs, once (ours on the same URLs); it filters by host only on Linux, so it sent \(Format.fixed(Double(foundationSent) / Double(min(200, done)), 1)) cookies per lookup (first 200 URLs) where ours sent \(Format.fixed(Double(smallSent) / Double(min(200, done)), 1))")
+        table.note(
+            "times are thread CPU time per lookup (the machine is shared); wall-clock medians: ours \(Format.perOp(oursTimes.wallMedian)), floor \(Format.perOp(floorTimes.wallMedian)), non-persistent \(Format.perOp(memoryTimes.wallMedian)), ours at \(config.small.cookies.grouped) \(Format.perOp(smallTimes.wallMedian)), Foundation \(Format.perOp(foundationTime.wall / Double(done)))"
+        )
+        table.note(
+            "\(urls.count.grouped) lookup URLs: 10% unknown sites, the rest over known sites (subdomains, paths, http/https); median of \(config.passes) passes after a warm-up, the three interleaved"
+        )
+        table.note(
+            "engine and floor sent the same cookies for \(urls.count - differing) of \(urls.count) URLs (compared as sets); \(withCookies.grouped) URLs got cookies, \(Format.fixed(Double(sent) / Double(urls.count), 1)) cookies per lookup, out of \(Format.fixed(Double(scanned) / Double(urls.count), 1)) held by the URL's site on average"
+        )
+        table.note(
+            "Foundation: ephemeral HTTPCookieStorage held \(foundationHeld.grouped) of \(smallCookies.count.grouped) cookies after a \(Format.seconds(foundationLoad)) load; its lookups timed on the first \(done.grouped) of the \(small.lookups.count.grouped) URLs, once (ours on the same URLs); it filters by host only on Linux, so it sent \(Format.fixed(Double(foundationSent) / Double(min(200, done)), 1)) cookies per lookup (first 200 URLs) where ours sent \(Format.fixed(Double(smallSent) / Double(min(200, done)), 1))"
+        )
         withExtendedLifetime((store, memoryStore, smallStore, scratch, smallScratch)) {}
         return table
     }
@@ -141,10 +166,14 @@ enum LookupBench {
         }
         time("clock (Date())") { for _ in urls { keep(Date().timeIntervalSince1970) } }
         var db: OpaquePointer?
-        guard sqlite3_open_v2(file.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else { throw BenchError("cannot open \(file.path)") }
+        guard sqlite3_open_v2(file.path, &db, SQLITE_OPEN_READONLY, nil) == SQLITE_OK else {
+            throw BenchError("cannot open \(file.path)")
+        }
         defer { sqlite3_close_v2(db) }
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "SELECT max(seq) FROM change_log", -1, &statement, nil) == SQLITE_OK else { throw BenchError("cannot prepare the change-log query") }
+        guard sqlite3_prepare_v2(db, "SELECT max(seq) FROM change_log", -1, &statement, nil) == SQLITE_OK else {
+            throw BenchError("cannot prepare the change-log query")
+        }
         defer { sqlite3_finalize(statement) }
         // What the shared change counter saves a lookup: the change-log check it makes only when
         // another process has committed (raw SQLite, a read transaction on a second connection).

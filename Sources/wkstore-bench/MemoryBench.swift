@@ -20,7 +20,8 @@ enum MemoryBench {
 
     static func run(_ context: Context) throws -> Table {
         let config = context.config
-        let big = config.big.cookies, small = config.small.cookies
+        let big = config.big.cookies
+        let small = config.small.cookies
         var table = Table("memory: peak resident memory holding the cookies, a process per engine (lower is better)")
         func child(_ engine: String, _ count: Int) throws -> Measurement {
             progress("child process: \(engine) with \(count.grouped) cookies")
@@ -32,28 +33,40 @@ enum MemoryBench {
         let memorySmall = try child("wkstore-memory", small)
         let foundation = try child("foundation", small)
 
-        table.add("ours non-persistent vs dictionary floor, \(big.grouped) cookies", ours: Format.megabytes(memory.netKB),
-                  peer: Format.megabytes(dictionary.netKB), ratio: Format.times(memory.netKB / dictionary.netKB) + " floor")
-        table.add("ours persistent vs dictionary floor, \(big.grouped) cookies", ours: Format.megabytes(disk.netKB),
-                  peer: Format.megabytes(dictionary.netKB), ratio: Format.times(disk.netKB / dictionary.netKB) + " floor")
-        table.add("ours non-persistent vs Foundation HTTPCookieStorage, \(small.grouped) cookies (Foundation at \(small.grouped) only)",
-                  ours: Format.megabytes(memorySmall.netKB), peer: Format.megabytes(foundation.netKB),
-                  ratio: Format.times(memorySmall.netKB / foundation.netKB) + " Foundation")
-        table.note("MB = peak resident size (VmHWM) after loading minus the child's resident size before loading (site list made, runtime started)")
-        let all = [("ours non-persistent \(big.grouped)", memory), ("ours persistent \(big.grouped)", disk),
-                   ("dictionary \(big.grouped)", dictionary), ("ours non-persistent \(small.grouped)", memorySmall),
-                   ("Foundation \(small.grouped)", foundation)]
-        table.note("raw VmHWM / baseline / cookies held / load time: " + all.map { name, m in
-            "\(name) \(Format.megabytes(m.peakKB)) / \(Format.megabytes(m.baselineKB)) / \(m.held.grouped) / \(Format.seconds(m.seconds * 1e9))"
-        }.joined(separator: "; "))
-        table.note("Foundation is measured at \(small.grouped): its setCookie scans every stored cookie, so loading \(big.grouped) would take about \(Format.seconds(foundation.seconds * 1e9 * Double(big * big) / Double(small * small))) (its \(Format.seconds(foundation.seconds * 1e9)) load scaled as n^2)")
+        table.add(
+            "ours non-persistent vs dictionary floor, \(big.grouped) cookies", ours: Format.megabytes(memory.netKB),
+            peer: Format.megabytes(dictionary.netKB), ratio: Format.times(memory.netKB / dictionary.netKB) + " floor")
+        table.add(
+            "ours persistent vs dictionary floor, \(big.grouped) cookies", ours: Format.megabytes(disk.netKB),
+            peer: Format.megabytes(dictionary.netKB), ratio: Format.times(disk.netKB / dictionary.netKB) + " floor")
+        table.add(
+            "ours non-persistent vs Foundation HTTPCookieStorage, \(small.grouped) cookies (Foundation at \(small.grouped) only)",
+            ours: Format.megabytes(memorySmall.netKB), peer: Format.megabytes(foundation.netKB),
+            ratio: Format.times(memorySmall.netKB / foundation.netKB) + " Foundation")
+        table.note(
+            "MB = peak resident size (VmHWM) after loading minus the child's resident size before loading (site list made, runtime started)"
+        )
+        let all = [
+            ("ours non-persistent \(big.grouped)", memory), ("ours persistent \(big.grouped)", disk),
+            ("dictionary \(big.grouped)", dictionary), ("ours non-persistent \(small.grouped)", memorySmall),
+            ("Foundation \(small.grouped)", foundation),
+        ]
+        table.note(
+            "raw VmHWM / baseline / cookies held / load time: "
+                + all.map { name, m in
+                    "\(name) \(Format.megabytes(m.peakKB)) / \(Format.megabytes(m.baselineKB)) / \(m.held.grouped) / \(Format.seconds(m.seconds * 1e9))"
+                }.joined(separator: "; "))
+        table.note(
+            "Foundation is measured at \(small.grouped): its setCookie scans every stored cookie, so loading \(big.grouped) would take about \(Format.seconds(foundation.seconds * 1e9 * Double(big * big) / Double(small * small))) (its \(Format.seconds(foundation.seconds * 1e9)) load scaled as n^2)"
+        )
         return table
     }
 
     /// Runs a child process for one engine and reads its report.
     static func spawn(engine: String, count: Int) throws -> Measurement {
         let process = Process()
-        let selfPath = FileManager.default.fileExists(atPath: "/proc/self/exe")
+        let selfPath =
+            FileManager.default.fileExists(atPath: "/proc/self/exe")
             ? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) : nil
         process.executableURL = URL(fileURLWithPath: selfPath ?? CommandLine.arguments[0])
         process.arguments = ["__memory", engine, String(count)]
@@ -63,9 +76,13 @@ enum MemoryBench {
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let fields = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
-        guard process.terminationStatus == 0, fields.count == 4, let baseline = Double(fields[0]), let peak = Double(fields[1]),
-              let held = Int(fields[2]), let seconds = Double(fields[3]) else {
-            throw BenchError("memory child \(engine) \(count) failed (status \(process.terminationStatus)): \(String(decoding: output, as: UTF8.self))")
+        guard process.terminationStatus == 0, fields.count == 4, let baseline = Double(fields[0]),
+            let peak = Double(fields[1]),
+            let held = Int(fields[2]), let seconds = Double(fields[3])
+        else {
+            throw BenchError(
+                "memory child \(engine) \(count) failed (status \(process.terminationStatus)): \(String(decoding: output, as: UTF8.self))"
+            )
         }
         return Measurement(baselineKB: baseline, peakKB: peak, held: held, seconds: seconds)
     }
@@ -86,7 +103,9 @@ enum MemoryBench {
             let store = try Loader.makeStore(directory: scratch?.url.appendingPathComponent("store"))
             var failures = 0
             Dataset.forEachResponse(shape, sites: sites) { response in
-                do { try store.httpCookieStore.setCookies(fromSetCookieHeaders: response.headers, for: response.url) } catch { failures += 1 }
+                do {
+                    try store.httpCookieStore.setCookies(fromSetCookieHeaders: response.headers, for: response.url)
+                } catch { failures += 1 }
             }
             peak = status("VmHWM")
             if failures > 0 { throw BenchError("\(failures) setCookies calls failed") }

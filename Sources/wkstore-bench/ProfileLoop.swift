@@ -32,8 +32,15 @@ enum ProfileLoop {
     }
 
     static func run(_ arguments: [String]) throws {
-        guard let what = arguments.first, ["lookup", "lookup-http", "lookup-memory", "ingest", "ingest1", "ingest-memory", "http", "http-empty", "http-given", "cold", "cold-batch"].contains(what) else {
-            throw BenchError("usage: __profile lookup|lookup-http|lookup-memory|ingest|ingest1|ingest-memory|http|http-empty|http-given|cold|cold-batch [SECONDS] [--quick]")
+        guard let what = arguments.first,
+            [
+                "lookup", "lookup-http", "lookup-memory", "ingest", "ingest1", "ingest-memory", "http", "http-empty",
+                "http-given", "cold", "cold-batch",
+            ].contains(what)
+        else {
+            throw BenchError(
+                "usage: __profile lookup|lookup-http|lookup-memory|ingest|ingest1|ingest-memory|http|http-empty|http-given|cold|cold-batch [SECONDS] [--quick]"
+            )
         }
         let seconds = arguments.dropFirst().first.flatMap { Double($0) } ?? 10
         var config = Config()
@@ -43,7 +50,8 @@ enum ProfileLoop {
         switch what {
         case "cold":
             let scratch = ScratchDirectory("profile")
-            let engine = try loadedStore(data, config, directory: scratch.url.appendingPathComponent("store")).httpCookieStore
+            let engine = try loadedStore(data, config, directory: scratch.url.appendingPathComponent("store"))
+                .httpCookieStore
             let urls = HTTPBench.httpURLs(data.lookups.prefix(1_500))
             let evictor = Evictor()
             var parts = [[Double]](repeating: [], count: 4)
@@ -59,19 +67,28 @@ enum ProfileLoop {
                 let t3 = now()
                 keep(try engine.cookieHeader(for: url, context: context))
                 let t4 = now()
-                parts[0].append(Double(t1 - t0)); parts[1].append(Double(t2 - t1)); parts[2].append(Double(t3 - t2)); parts[3].append(Double(t4 - t3))
+                parts[0].append(Double(t1 - t0))
+                parts[1].append(Double(t2 - t1))
+                parts[2].append(Double(t3 - t2))
+                parts[3].append(Double(t4 - t3))
             }
-            for (name, values) in zip(["host", "display name", "header (host, site warm)", "header again (warm)"], parts) {
-                print("\(name): median \(Int(median(values))) ns, mean \(Int(values.reduce(0, +) / Double(values.count))) ns")
+            for (name, values) in zip(
+                ["host", "display name", "header (host, site warm)", "header again (warm)"], parts)
+            {
+                print(
+                    "\(name): median \(Int(median(values))) ns, mean \(Int(values.reduce(0, +) / Double(values.count))) ns"
+                )
             }
         case "cold-batch":
             let scratch = ScratchDirectory("profile")
-            let engine = try loadedStore(data, config, directory: scratch.url.appendingPathComponent("store")).httpCookieStore
+            let engine = try loadedStore(data, config, directory: scratch.url.appendingPathComponent("store"))
+                .httpCookieStore
             let urls = HTTPBench.httpURLs(data.lookups.prefix(5_000))
             let evictor = Evictor()
             let chase = MemoryChase(bytes: 256 << 20)
             var sink = 0
-            var headers: [Double] = [], reads: [Double] = []
+            var headers: [Double] = []
+            var reads: [Double] = []
             try HTTPBench.lookupsAsHTTPClientAsks(urls, engine)
             for _ in 0..<40 {
                 evictor.evict()
@@ -84,8 +101,11 @@ enum ProfileLoop {
                 reads.append(Double(t2 - t1) / 20_000)
             }
             keep(sink)
-            let header = median(headers), read = median(reads)
-            print("cold batch: header \(Int(header)) ns, read from memory \(Int(read)) ns: \(Format.fixed(header / read, 2)) reads per header")
+            let header = median(headers)
+            let read = median(reads)
+            print(
+                "cold batch: header \(Int(header)) ns, read from memory \(Int(read)) ns: \(Format.fixed(header / read, 2)) reads per header"
+            )
         case "http", "http-empty", "http-given":
             let scratch = ScratchDirectory("profile")
             let directory = scratch.url.appendingPathComponent("store")
@@ -99,20 +119,26 @@ enum ProfileLoop {
             let store = try WebsiteDataStore(directory: directory)
             let server = try HTTPBench.LoopbackServer()
             defer { server.stop() }
-            let client = try HTTPClient(store: store, configuration: HTTPClientConfiguration(
-                timeout: 30, proxy: "http://127.0.0.1:\(server.port)", usesCache: false))
+            let client = try HTTPClient(
+                store: store,
+                configuration: HTTPClientConfiguration(
+                    timeout: 30, proxy: "http://127.0.0.1:\(server.port)", usesCache: false))
             FileHandle.standardError.write(Data("loaded; sending requests\n".utf8))
             let deadline = now() + UInt64(seconds * 1e9)
             while now() < deadline {
                 let start = now()
                 try HTTPBench.send(requests, with: client)
-                FileHandle.standardError.write(Data("pass \(rounds + 1): \(Format.rate(Double(urls.count) / (Double(now() - start) / 1e9)))\n".utf8))
+                FileHandle.standardError.write(
+                    Data(
+                        "pass \(rounds + 1): \(Format.rate(Double(urls.count) / (Double(now() - start) / 1e9)))\n".utf8)
+                )
                 rounds += 1
             }
             print("\(rounds) passes of \(urls.count) requests")
         case "lookup", "lookup-http", "lookup-memory":
             let scratch = ScratchDirectory("profile")
-            let store = try loadedStore(data, config, directory: what == "lookup-memory" ? nil : scratch.url.appendingPathComponent("store"))
+            let store = try loadedStore(
+                data, config, directory: what == "lookup-memory" ? nil : scratch.url.appendingPathComponent("store"))
             let engine = store.httpCookieStore
             FileHandle.standardError.write(Data("loaded; looking up\n".utf8))
             let deadline = now() + UInt64(seconds * 1e9)
@@ -120,7 +146,11 @@ enum ProfileLoop {
             while now() < deadline {
                 if what == "lookup-http" {
                     // The first round finds hosts not seen yet.
-                    if rounds == 0 { try HTTPBench.lookupsAsHTTPClientAsks(http, engine) } else { try steadyLookups(http, engine) }
+                    if rounds == 0 {
+                        try HTTPBench.lookupsAsHTTPClientAsks(http, engine)
+                    } else {
+                        try steadyLookups(http, engine)
+                    }
                 } else {
                     for url in data.lookups { keep(try engine.cookieHeader(for: url)) }
                 }
@@ -132,10 +162,12 @@ enum ProfileLoop {
             let threads = what == "ingest" ? config.threads : 1
             while now() < deadline {
                 let scratch = ScratchDirectory("profile")
-                let store = try Loader.makeStore(directory: what == "ingest-memory" ? nil : scratch.url.appendingPathComponent("store"))
+                let store = try Loader.makeStore(
+                    directory: what == "ingest-memory" ? nil : scratch.url.appendingPathComponent("store"))
                 let start = now()
                 try Loader.ingest(data.responses, into: store, threads: threads).check(expected: config.big.cookies)
-                FileHandle.standardError.write(Data("round \(rounds + 1): \(Format.seconds(Double(now() - start)))\n".utf8))
+                FileHandle.standardError.write(
+                    Data("round \(rounds + 1): \(Format.seconds(Double(now() - start)))\n".utf8))
                 rounds += 1
             }
             print("\(rounds) rounds of ingesting \(data.headerCount) headers")

@@ -12,27 +12,27 @@ enum PythonPeer {
     }
 
     static let script = #"""
-    import email.message, http.cookiejar, json, sys, time, urllib.request
+        import email.message, http.cookiejar, json, sys, time, urllib.request
 
-    class Response:
-        def __init__(self, headers):
-            self.message = email.message.Message()
-            for header in headers:
-                self.message["Set-Cookie"] = header  # adds a field; does not replace
-        def info(self):
-            return self.message
+        class Response:
+            def __init__(self, headers):
+                self.message = email.message.Message()
+                for header in headers:
+                    self.message["Set-Cookie"] = header  # adds a field; does not replace
+            def info(self):
+                return self.message
 
-    with open(sys.argv[1]) as f:
-        data = json.load(f)
-    pairs = [(urllib.request.Request(item["url"]), Response(item["headers"])) for item in data]
-    headers = sum(len(item["headers"]) for item in data)
-    jar = http.cookiejar.CookieJar()
-    start = time.perf_counter()
-    for request, response in pairs:
-        jar.extract_cookies(response, request)
-    elapsed = time.perf_counter() - start
-    print(headers, len(jar), elapsed, sys.version.split()[0])
-    """#
+        with open(sys.argv[1]) as f:
+            data = json.load(f)
+        pairs = [(urllib.request.Request(item["url"]), Response(item["headers"])) for item in data]
+        headers = sum(len(item["headers"]) for item in data)
+        jar = http.cookiejar.CookieJar()
+        start = time.perf_counter()
+        for request, response in pairs:
+            jar.extract_cookies(response, request)
+        elapsed = time.perf_counter() - start
+        print(headers, len(jar), elapsed, sys.version.split()[0])
+        """#
 
     struct Item: Encodable {
         var url: String
@@ -45,7 +45,8 @@ enum PythonPeer {
         let scratch = ScratchDirectory("python")
         let json = scratch.url.appendingPathComponent("responses.json")
         let code = scratch.url.appendingPathComponent("ingest.py")
-        try JSONEncoder().encode(data.responses.map { Item(url: $0.url.absoluteString, headers: $0.headers) }).write(to: json)
+        try JSONEncoder().encode(data.responses.map { Item(url: $0.url.absoluteString, headers: $0.headers) }).write(
+            to: json)
         try script.write(to: code, atomically: true, encoding: .utf8)
         progress("ingesting the same responses with Python's http.cookiejar")
         let process = Process()
@@ -57,8 +58,10 @@ enum PythonPeer {
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let fields = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
-        guard process.terminationStatus == 0, fields.count == 4, let headers = Int(fields[0]), let stored = Int(fields[1]),
-              let seconds = Double(fields[2]) else {
+        guard process.terminationStatus == 0, fields.count == 4, let headers = Int(fields[0]),
+            let stored = Int(fields[1]),
+            let seconds = Double(fields[2])
+        else {
             throw BenchError("the Python reference failed (status \(process.terminationStatus))")
         }
         return Result(stored: stored, seconds: seconds, version: String(fields[3]), headers: headers)

@@ -6,7 +6,8 @@ import WebsiteData
 /// scanning a table, on a bare connection with the store's own schema and PRAGMAs.
 enum SQLiteFloor {
     /// The columns the engine writes, in its order.
-    static let columns = "site, name, value, domain, path, host_only, secure, http_only, same_site, partition_key, expires, created, last_access, modified"
+    static let columns =
+        "site, name, value, domain, path, host_only, secure, http_only, same_site, partition_key, expires, created, last_access, modified"
 
     /// A cookies row value.
     enum Value {
@@ -20,11 +21,14 @@ enum SQLiteFloor {
         let store = try WebsiteDataStore(directory: directory)
         let cookies = try store.httpCookieStore.allCookies().sorted { $0.created < $1.created }
         return cookies.map { c in
-            [.text(c.site), .text(c.name), .text(c.value), .text(c.domain), .text(c.path),
-             .integer(c.isHostOnly ? 1 : 0), .integer(c.isSecure ? 1 : 0), .integer(c.isHTTPOnly ? 1 : 0),
-             .text(c.sameSite.rawValue), .text(c.partitionKey),
-             c.expires.map { .real($0.timeIntervalSince1970) } ?? .null,
-             .real(c.created.timeIntervalSince1970), .real(c.lastAccess.timeIntervalSince1970), .real(c.modified.timeIntervalSince1970)]
+            [
+                .text(c.site), .text(c.name), .text(c.value), .text(c.domain), .text(c.path),
+                .integer(c.isHostOnly ? 1 : 0), .integer(c.isSecure ? 1 : 0), .integer(c.isHTTPOnly ? 1 : 0),
+                .text(c.sameSite.rawValue), .text(c.partitionKey),
+                c.expires.map { .real($0.timeIntervalSince1970) } ?? .null,
+                .real(c.created.timeIntervalSince1970), .real(c.lastAccess.timeIntervalSince1970),
+                .real(c.modified.timeIntervalSince1970),
+            ]
         }
     }
 
@@ -47,7 +51,8 @@ enum SQLiteFloor {
             try exec(db, "PRAGMA cache_size = \(StoreTuning.writerCacheSize)")
             try exec(db, "PRAGMA wal_autocheckpoint = \(StoreTuning.walAutocheckpointPages)")
             try exec(db, "BEGIN IMMEDIATE")
-            let statement = try prepare(db, "INSERT OR REPLACE INTO cookies (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            let statement = try prepare(
+                db, "INSERT OR REPLACE INTO cookies (\(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
             defer { sqlite3_finalize(statement) }
             let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
             for row in rows {
@@ -76,7 +81,8 @@ enum SQLiteFloor {
             let db = try open(file, readOnly: true)
             defer { sqlite3_close_v2(db) }
             var bytes = 0
-            let logged = "SELECT * FROM change_log WHERE op IS NOT NULL AND seq > (SELECT coalesce(max(value + 0), 0) FROM settings WHERE key = 'cookies.folded_through')"
+            let logged =
+                "SELECT * FROM change_log WHERE op IS NOT NULL AND seq > (SELECT coalesce(max(value + 0), 0) FROM settings WHERE key = 'cookies.folded_through')"
             for sql in ["SELECT * FROM cookies", logged] {
                 let statement = try prepare(db, sql)
                 defer { sqlite3_finalize(statement) }
@@ -102,13 +108,19 @@ enum SQLiteFloor {
 
     static func prepare(_ db: OpaquePointer?, _ sql: String) throws -> OpaquePointer? {
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { throw BenchError("cannot prepare \(sql): \(message(db))") }
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else {
+            throw BenchError("cannot prepare \(sql): \(message(db))")
+        }
         return statement
     }
 
     static func exec(_ db: OpaquePointer?, _ sql: String) throws {
-        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else { throw BenchError("\(sql) failed: \(message(db))") }
+        guard sqlite3_exec(db, sql, nil, nil, nil) == SQLITE_OK else {
+            throw BenchError("\(sql) failed: \(message(db))")
+        }
     }
 
-    static func message(_ db: OpaquePointer?) -> String { db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory" }
+    static func message(_ db: OpaquePointer?) -> String {
+        db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+    }
 }

@@ -17,7 +17,9 @@ struct Table {
 
     init(_ title: String) { self.title = title }
 
-    mutating func add(_ what: String, ours: String, peer: String, ratio: String = "", target: String = "-", met: String = "-") {
+    mutating func add(
+        _ what: String, ours: String, peer: String, ratio: String = "", target: String = "-", met: String = "-"
+    ) {
         rows.append(Row(what: what, ours: ours, peer: peer, ratio: ratio, target: target, met: met))
     }
 
@@ -29,8 +31,10 @@ struct Table {
         func width(_ key: KeyPath<Row, String>) -> Int { all.map { $0[keyPath: key].count }.max() ?? 0 }
         let w = [width(\.what), width(\.ours), width(\.peer), width(\.ratio), width(\.target), width(\.met)]
         func line(_ r: Row) -> String {
-            [r.what.padded(w[0]), r.ours.leftPadded(w[1]), r.peer.leftPadded(w[2]), r.ratio.leftPadded(w[3]),
-             r.target.padded(w[4]), r.met.padded(w[5])].joined(separator: "  ").trailingSpacesRemoved
+            [
+                r.what.padded(w[0]), r.ours.leftPadded(w[1]), r.peer.leftPadded(w[2]), r.ratio.leftPadded(w[3]),
+                r.target.padded(w[4]), r.met.padded(w[5]),
+            ].joined(separator: "  ").trailingSpacesRemoved
         }
         var out = "== \(title) ==\n" + line(header) + "\n" + String(repeating: "-", count: w.reduce(0, +) + 10) + "\n"
         for row in rows { out += line(row) + "\n" }
@@ -41,7 +45,9 @@ struct Table {
 
 extension String {
     func padded(_ width: Int) -> String { count >= width ? self : self + String(repeating: " ", count: width - count) }
-    func leftPadded(_ width: Int) -> String { count >= width ? self : String(repeating: " ", count: width - count) + self }
+    func leftPadded(_ width: Int) -> String {
+        count >= width ? self : String(repeating: " ", count: width - count) + self
+    }
     var trailingSpacesRemoved: String {
         var s = self
         while s.hasSuffix(" ") { s.removeLast() }
@@ -95,7 +101,8 @@ func processCPUTime() -> UInt64 {
 
 /// Runs `body` and returns its wall time and the CPU time of the whole process meanwhile.
 func measureProcess(_ body: () throws -> Void) rethrows -> Timing {
-    let wall = now(), cpu = processCPUTime()
+    let wall = now()
+    let cpu = processCPUTime()
     try body()
     return Timing(wall: Double(now() - wall), cpu: Double(processCPUTime() - cpu))
 }
@@ -108,7 +115,8 @@ struct Timing {
 
 /// Runs `body` and returns its wall and thread CPU time.
 func measureTiming(_ body: () throws -> Void) rethrows -> Timing {
-    let wall = now(), cpu = threadCPUTime()
+    let wall = now()
+    let cpu = threadCPUTime()
     try body()
     return Timing(wall: Double(now() - wall), cpu: Double(threadCPUTime() - cpu))
 }
@@ -124,7 +132,8 @@ func measure(_ body: () throws -> Void) rethrows -> Double {
 func median(_ values: [Double]) -> Double {
     let sorted = values.sorted()
     guard !sorted.isEmpty else { return .nan }
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 /// Progress lines on standard error, so standard output holds only the tables.
@@ -137,7 +146,8 @@ final class ScratchDirectory {
     let url: URL
 
     init(_ label: String) {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-bench-\(label)-\(UUID().uuidString.prefix(8))")
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "wkstore-bench-\(label)-\(UUID().uuidString.prefix(8))")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
     }
 

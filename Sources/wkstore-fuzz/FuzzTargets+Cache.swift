@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(WebsiteData)
-@testable import WebsiteData
+    @testable import WebsiteData
 #endif
 
 /// The HTTP cache's parsers: `Cache-Control` and `Vary`, and the freshness arithmetic over them.
@@ -10,7 +11,8 @@ extension FuzzTargets {
         var headers = HTTPHeaders()
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if let colon = line.firstIndex(of: ":") {
-                headers.append(String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingHTTPWhitespace())
+                headers.append(
+                    String(line[..<colon]), String(line[line.index(after: colon)...]).trimmingHTTPWhitespace())
             } else {
                 headers.append("Cache-Control", String(line))
             }
@@ -26,17 +28,23 @@ extension FuzzTargets {
         let control = CacheControl(headers: headers)
         var written: [String] = []
         for (name, argument) in control.directives {
-            precondition(!name.isEmpty && name.utf8.allSatisfy(CacheControl.isTokenChar) && name == name.lowercased(), "name \(name)")
+            precondition(
+                !name.isEmpty && name.utf8.allSatisfy(CacheControl.isTokenChar) && name == name.lowercased(),
+                "name \(name)")
             if let argument {
-                let escaped = argument.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+                let escaped = argument.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(
+                    of: "\"", with: "\\\"")
                 written.append("\(name)=\"\(escaped)\"")
             } else {
                 written.append(name)
             }
-            if let seconds = control.seconds(name)?.value { precondition(seconds >= 0 && seconds <= DeltaSeconds.maximum) }
+            if let seconds = control.seconds(name)?.value {
+                precondition(seconds >= 0 && seconds <= DeltaSeconds.maximum)
+            }
         }
         let reparsed = CacheControl([written.joined(separator: ", ")])
-        precondition(reparsed.directives == control.directives, "\(control.directives) -> \(written) -> \(reparsed.directives)")
+        precondition(
+            reparsed.directives == control.directives, "\(control.directives) -> \(written) -> \(reparsed.directives)")
         _ = control.fieldNames("no-cache")
         _ = control.fieldNames("private")
 
@@ -44,9 +52,12 @@ extension FuzzTargets {
         let base = Date(timeIntervalSince1970: 1_700_000_000)
         let request = CacheRequest(url: URL(string: "https://example.com/r")!, headers: headers)
         for status in [200, 203, 206, 301, 404, 500] {
-            let policy = CachePolicy(request: request, status: status, headers: headers, requestTime: base,
-                                     responseTime: base.addingTimeInterval(1), options: CachePolicy.Options())
-            precondition(policy.freshnessLifetime.isFinite && policy.freshnessLifetime >= 0, "lifetime \(policy.freshnessLifetime)")
+            let policy = CachePolicy(
+                request: request, status: status, headers: headers, requestTime: base,
+                responseTime: base.addingTimeInterval(1), options: CachePolicy.Options())
+            precondition(
+                policy.freshnessLifetime.isFinite && policy.freshnessLifetime >= 0,
+                "lifetime \(policy.freshnessLifetime)")
             for offset in [-1e9, 0, 1, 1e9] {
                 let now = base.addingTimeInterval(offset)
                 precondition(policy.age(at: now).isFinite && policy.age(at: now) >= 0)
@@ -61,8 +72,12 @@ extension FuzzTargets {
                 let stored = HTTPHeaders(serialized: policy.headers.serialized)
                 precondition(stored.map(\.name) == policy.headers.map(\.name), "stored names differ")
                 // Line breaks become spaces (a field value holds none); nothing else changes.
-                let expected = policy.headers.map { String($0.value.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 }) }
-                precondition(stored.map(\.value) == expected, "stored values differ: \(Array(policy.headers)) -> \(Array(stored))")
+                let expected = policy.headers.map {
+                    String($0.value.map { $0 == "\n" || $0 == "\r" || $0 == "\r\n" ? " " : $0 })
+                }
+                precondition(
+                    stored.map(\.value) == expected,
+                    "stored values differ: \(Array(policy.headers)) -> \(Array(stored))")
             }
         }
     }
@@ -86,19 +101,24 @@ extension FuzzTargets {
         let names = CachePolicy.varyNames(response)
         precondition(Set(names).count == names.count, "duplicate names \(names)")
         for name in names {
-            precondition(!name.isEmpty && name == name.lowercased() && name == name.trimmingHTTPWhitespace(), "name '\(name)'")
+            precondition(
+                !name.isEmpty && name == name.lowercased() && name == name.trimmingHTTPWhitespace(), "name '\(name)'")
         }
         let key = CachePolicy.variantKey(names, requestFields)
-        precondition(key == CachePolicy.variantKey(names, HTTPHeaders(Array(requestFields))), "variant key not deterministic")
+        precondition(
+            key == CachePolicy.variantKey(names, HTTPHeaders(Array(requestFields))), "variant key not deterministic")
         let request = CacheRequest(url: URL(string: "https://example.com/v")!, headers: requestFields)
         let now = Date(timeIntervalSince1970: 1_700_000_000)
-        let policy = CachePolicy(request: request, status: 200, headers: response, requestTime: now, responseTime: now,
-                                 options: CachePolicy.Options())
+        let policy = CachePolicy(
+            request: request, status: 200, headers: response, requestTime: now, responseTime: now,
+            options: CachePolicy.Options())
         if names.contains("*") {
             precondition(!policy.matches(request) && !policy.isStorable, "Vary: * must never be reused or stored")
         } else {
             precondition(policy.matches(request), "a request does not match the response stored for it: \(names)")
-            let entry = CacheEntryKey(partition: "https://example.com", method: "GET", url: "https://example.com/v", variant: policy.variantKey)
+            let entry = CacheEntryKey(
+                partition: "https://example.com", method: "GET", url: "https://example.com/v",
+                variant: policy.variantKey)
             precondition(entry.supersedes(variant: policy.variantKey))
         }
     }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(WebsiteData)
-@testable import WebsiteData
+    @testable import WebsiteData
 #endif
 
 /// The IndexedDB key and value decoders, which read what the database holds.
@@ -16,7 +17,8 @@ extension FuzzTargets {
         // Two encodings: the first byte says where the input splits.
         if let first = bytes.first {
             let split = min(bytes.count, 1 + Int(first) % max(1, bytes.count))
-            let a = Array(bytes[1..<split]), b = Array(bytes[split...])
+            let a = Array(bytes[1..<split])
+            let b = Array(bytes[split...])
             if let x = try? IDBKey(encoded: a), let y = try? IDBKey(encoded: b) {
                 let byKeys = IDBKey.compare(x, y).signum()
                 let byBytes = a.lexicographicallyPrecedes(b) ? -1 : (a == b ? 0 : 1)
@@ -24,8 +26,11 @@ extension FuzzTargets {
             }
         }
         if let value = try? IDBValue(encoded: bytes) {
-            guard let again = try? value.encoded() else { return }   // a value the store would refuse (too deep) is not written back
-            guard let decoded = try? IDBValue(encoded: again) else { preconditionFailure("a re-encoded value does not decode: \(value)") }
+            // A value the store would refuse (too deep) is not written back.
+            guard let again = try? value.encoded() else { return }
+            guard let decoded = try? IDBValue(encoded: again) else {
+                preconditionFailure("a re-encoded value does not decode: \(value)")
+            }
             precondition(decoded == value, "\(value) -> \(decoded)")
             precondition((try? decoded.encoded()) == again, "encoding is not stable")
         }

@@ -1,13 +1,16 @@
 import Foundation
+
 #if canImport(WebsiteData)
-@testable import WebsiteData
+    @testable import WebsiteData
 #endif
 
 /// The cookie importers: Netscape `cookies.txt` and Playwright `storageState`.
 extension FuzzTargets {
     /// Scratch files of this process (in memory when `/dev/shm` exists).
     static let scratch: URL = {
-        let base = FileManager.default.fileExists(atPath: "/dev/shm") ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+        let base =
+            FileManager.default.fileExists(atPath: "/dev/shm")
+            ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
         let url = base.appendingPathComponent("wkstore-fuzz-\(getpid())")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
@@ -20,7 +23,9 @@ extension FuzzTargets {
 
     /// A cookie with its dates rounded to the microsecond.
     static func microseconds(_ cookie: Cookie) -> Cookie {
-        func round(_ date: Date) -> Date { Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1e6).rounded() / 1e6) }
+        func round(_ date: Date) -> Date {
+            Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1e6).rounded() / 1e6)
+        }
         var copy = cookie
         copy.expires = cookie.expires.map(round)
         copy.created = round(cookie.created)
@@ -42,7 +47,8 @@ extension FuzzTargets {
             guard (try? data.write(to: input)) != nil else { return }
             let cookies = importStore.httpCookieStore
             _ = try? importStore.removeData(ofTypes: [.cookies], matching: RemovalFilter())
-            _ = try? cookies.setCookies(fromSetCookieHeaders: ["keep=1; Max-Age=3600"], for: URL(string: "https://keep.example.org/")!)
+            _ = try? cookies.setCookies(
+                fromSetCookieHeaders: ["keep=1; Max-Age=3600"], for: URL(string: "https://keep.example.org/")!)
             let before = (try? cookies.allCookies()) ?? []
             precondition(before.count == 1)
             let summary: CookieImportSummary
@@ -51,7 +57,9 @@ extension FuzzTargets {
             } catch {
                 // (Dates compared to the microsecond: the store keeps them as Unix-time doubles.)
                 let after = (try? cookies.allCookies()) ?? []
-                precondition(after.map(microseconds) == before.map(microseconds), "a refused import changed the store: \(error): \(before) -> \(after)")
+                precondition(
+                    after.map(microseconds) == before.map(microseconds),
+                    "a refused import changed the store: \(error): \(before) -> \(after)")
                 return
             }
             let now = Date()
@@ -60,15 +68,24 @@ extension FuzzTargets {
             for cookie in stored {
                 precondition(cookie.isHostOnly || !Site.isPublicSuffix(cookie.domain), "a supercookie: \(cookie)")
                 precondition(cookie.name.utf8.count + cookie.value.utf8.count <= CookieRules.maxNameValueBytes)
-                precondition(!(cookie.name + cookie.value).unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F },
-                             "a control character: \(cookie)")
+                precondition(
+                    !(cookie.name + cookie.value).unicodeScalars.contains {
+                        $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F
+                    },
+                    "a control character: \(cookie)")
                 if let expires = cookie.expires {
-                    precondition(expires > now.addingTimeInterval(-5) && expires <= now.addingTimeInterval(400 * 86_400 + 5), "expiry \(expires)")
+                    precondition(
+                        expires > now.addingTimeInterval(-5) && expires <= now.addingTimeInterval(400 * 86_400 + 5),
+                        "expiry \(expires)")
                 }
                 if cookie.name.lowercased().hasPrefix("__host-") {
-                    precondition(cookie.isSecure && cookie.isHostOnly && cookie.path == "/", "__Host- without its rules: \(cookie)")
+                    precondition(
+                        cookie.isSecure && cookie.isHostOnly && cookie.path == "/",
+                        "__Host- without its rules: \(cookie)")
                 }
-                if cookie.name.lowercased().hasPrefix("__secure-") { precondition(cookie.isSecure, "__Secure- without Secure") }
+                if cookie.name.lowercased().hasPrefix("__secure-") {
+                    precondition(cookie.isSecure, "__Secure- without Secure")
+                }
                 if cookie.sameSite == .none { precondition(cookie.isSecure, "SameSite=None without Secure") }
             }
             // Round trip through the same format.
@@ -85,9 +102,11 @@ extension FuzzTargets {
             let reimported = (try? again.allCookies()) ?? []
             let soon = now.addingTimeInterval(60)
             func fields(_ c: Cookie) -> String {
-                var text = "\(c.name)=\(c.value) \(c.domain)\(c.path) host-only \(c.isHostOnly) secure \(c.isSecure) httponly \(c.isHTTPOnly)"
+                var text =
+                    "\(c.name)=\(c.value) \(c.domain)\(c.path) host-only \(c.isHostOnly) secure \(c.isSecure) httponly \(c.isHTTPOnly)"
                 if format == .storageState {
-                    text += " samesite \(c.sameSite) partition \(c.partitionKey) expires \(c.expires.map { String(Int64($0.timeIntervalSince1970 * 1000)) } ?? "-")"
+                    text +=
+                        " samesite \(c.sameSite) partition \(c.partitionKey) expires \(c.expires.map { String(Int64($0.timeIntervalSince1970 * 1000)) } ?? "-")"
                 } else {
                     text += " expires \(c.expires.map { String(Int64($0.timeIntervalSince1970)) } ?? "-")"
                 }

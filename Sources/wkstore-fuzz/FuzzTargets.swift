@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(WebsiteData)
-@testable import WebsiteData
+    @testable import WebsiteData
 #endif
 
 /// The fuzz targets: each takes arbitrary bytes and must never crash, hang or break an invariant.
@@ -30,7 +31,9 @@ enum FuzzTargets {
         precondition(!parsed.name.utf8.contains(UInt8(ascii: ";")) && !parsed.value.utf8.contains(UInt8(ascii: ";")))
         // Bytes again: Swift's `hasPrefix("/")` is false for "/" followed by a combining mark
         // (one character), though the path's first byte is "/" as RFC 6265bis asks.
-        if let path = parsed.path { precondition(path.utf8.first == UInt8(ascii: "/") && path.utf8.count <= CookieRules.maxAttributeValueBytes) }
+        if let path = parsed.path {
+            precondition(path.utf8.first == UInt8(ascii: "/") && path.utf8.count <= CookieRules.maxAttributeValueBytes)
+        }
     }
 
     /// The cookie-date algorithm: a parsed date formats and parses back to itself.
@@ -46,16 +49,21 @@ enum FuzzTargets {
     static func cookieStore(_ data: Data) {
         let lines = String(decoding: data, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
         guard let first = lines.first else { return }
-        let hosts = ["example.com", "www.example.com", "a.b.example.co.uk", "localhost", "127.0.0.1", "github.io", "x.github.io"]
+        let hosts = [
+            "example.com", "www.example.com", "a.b.example.co.uk", "localhost", "127.0.0.1", "github.io", "x.github.io",
+        ]
         let host = hosts[Int(first.utf8.first ?? 0) % hosts.count]
         let scheme = (first.utf8.count % 2 == 0) ? "https" : "http"
-        guard let url = URL(string: "\(scheme)://\(host)/\(first.prefix(20).filter { $0.isLetter || $0 == "/" })") else { return }
+        guard let url = URL(string: "\(scheme)://\(host)/\(first.prefix(20).filter { $0.isLetter || $0 == "/" })")
+        else { return }
         let cookies = store.httpCookieStore
         _ = try? cookies.setCookies(fromSetCookieHeaders: lines.dropFirst().map(String.init), for: url)
         for cookie in (try? cookies.cookies(for: url)) ?? [] {
             precondition(!cookie.isSecure || Site.isSecureOrigin(url))
             precondition(!Site.isPublicSuffix(cookie.domain) || cookie.isHostOnly)
         }
-        if (try? cookies.allCookies().count) ?? 0 > 2000 { _ = try? store.removeData(ofTypes: [.cookies], matching: RemovalFilter()) }
+        if (try? cookies.allCookies().count) ?? 0 > 2000 {
+            _ = try? store.removeData(ofTypes: [.cookies], matching: RemovalFilter())
+        }
     }
 }

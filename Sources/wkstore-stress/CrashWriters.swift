@@ -17,7 +17,10 @@ func runBlocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) 
     let result = Locked<Result<T, any Error>?>(nil)
     let done = DispatchSemaphore(value: 0)
     Task {
-        do { let value = try await body(); result.withLock { $0 = .success(value) } } catch { result.withLock { $0 = .failure(error) } }
+        do {
+            let value = try await body()
+            result.withLock { $0 = .success(value) }
+        } catch { result.withLock { $0 = .failure(error) } }
         done.signal()
     }
     done.wait()
@@ -34,7 +37,9 @@ enum CrashData {
             let p = raw.bindMemory(to: UInt8.self)
             var x = UInt64(truncatingIfNeeded: seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1
             for i in 0..<count {
-                x ^= x << 13; x ^= x >> 7; x ^= x << 17
+                x ^= x << 13
+                x ^= x >> 7
+                x ^= x << 17
                 p[i] = UInt8(truncatingIfNeeded: x)
             }
         }
@@ -77,8 +82,10 @@ func crashWriteDiskCache(store: WebsiteDataStore, prefix: String, count: Int) th
         let (entry, version) = CrashData.cacheTarget(n)
         let url = CrashData.cacheURL(prefix: prefix, entry: entry)
         let body = CrashData.cacheBody(entry: entry, version: version)
-        let headers: HTTPHeaders = ["Cache-Control": "max-age=86400", "Content-Type": "application/octet-stream",
-                                    "Content-Length": String(body.count), "X-Entry": String(entry), "X-Version": String(version)]
+        let headers: HTTPHeaders = [
+            "Cache-Control": "max-age=86400", "Content-Type": "application/octet-stream",
+            "Content-Length": String(body.count), "X-Entry": String(entry), "X-Version": String(version),
+        ]
         var handedFile: URL?
         let originBody: CacheBody
         if entry % 3 == 2 {
@@ -125,8 +132,9 @@ func crashWriteIndexedDB(store: WebsiteDataStore, prefix: String, count: Int, pe
             let items = try tx.objectStore("items")
             for i in 0..<perTransaction {
                 let payload = String(repeating: "\(n).\(i);", count: 1 + (n * 31 + i) % 400)
-                _ = try items.put(["tx": .number(Double(n)), "i": .number(Double(i)), "payload": .string(payload)],
-                                  key: .string("\(n)_\(i)"))
+                _ = try items.put(
+                    ["tx": .number(Double(n)), "i": .number(Double(i)), "payload": .string(payload)],
+                    key: .string("\(n)_\(i)"))
             }
             _ = try tx.objectStore("meta").put(["last": .number(Double(n))], key: "last")
         }
@@ -148,7 +156,8 @@ func crashWriteWebSQL(store: WebsiteDataStore, prefix: String, count: Int, perTr
     let origin = SecurityOrigin(string: "https://sql.example")!
     let db = try store.webSQLDatabases.open(origin: origin, name: "crash-\(prefix)", version: "1.0")
     try db.transaction { tx in
-        _ = try tx.executeSql("CREATE TABLE IF NOT EXISTS items (tx INTEGER, i INTEGER, payload TEXT, PRIMARY KEY (tx, i))")
+        _ = try tx.executeSql(
+            "CREATE TABLE IF NOT EXISTS items (tx INTEGER, i INTEGER, payload TEXT, PRIMARY KEY (tx, i))")
         _ = try tx.executeSql("CREATE TABLE IF NOT EXISTS meta (id INTEGER PRIMARY KEY, last INTEGER)")
         _ = try tx.executeSql("INSERT OR IGNORE INTO meta VALUES (1, -1)")
     }
@@ -156,7 +165,8 @@ func crashWriteWebSQL(store: WebsiteDataStore, prefix: String, count: Int, perTr
         try db.transaction { tx in
             for i in 0..<perTransaction {
                 let payload = String(repeating: "\(n).\(i);", count: 1 + (n * 31 + i) % 400)
-                _ = try tx.executeSql("INSERT INTO items VALUES (?, ?, ?)", [.integer(Int64(n)), .integer(Int64(i)), .text(payload)])
+                _ = try tx.executeSql(
+                    "INSERT INTO items VALUES (?, ?, ?)", [.integer(Int64(n)), .integer(Int64(i)), .text(payload)])
             }
             _ = try tx.executeSql("UPDATE meta SET last = ? WHERE id = 1", [.integer(Int64(n))])
         }
@@ -170,12 +180,14 @@ func crashWriteApplicationCache(store: WebsiteDataStore, prefix: String, count: 
     for n in 0..<count {
         let base = "https://app\(n % 5).example/\(prefix)"
         let entries = (0..<3).map { i in
-            ApplicationCacheEntry(url: URL(string: "\(base)/file\(i).js")!,
-                                  headers: [.init(name: "X-Version", value: String(n))],
-                                  body: Data(String(repeating: "version \(n) file \(i)\n", count: 1 + (n + i) % 200).utf8))
+            ApplicationCacheEntry(
+                url: URL(string: "\(base)/file\(i).js")!,
+                headers: [.init(name: "X-Version", value: String(n))],
+                body: Data(String(repeating: "version \(n) file \(i)\n", count: 1 + (n + i) % 200).utf8))
         }
-        _ = try store.applicationCache.replaceGroup(manifestURL: URL(string: "\(base)/manifest.appcache")!,
-                                                    manifest: Data("CACHE MANIFEST\n# version \(n)\n".utf8), entries: entries)
+        _ = try store.applicationCache.replaceGroup(
+            manifestURL: URL(string: "\(base)/manifest.appcache")!,
+            manifest: Data("CACHE MANIFEST\n# version \(n)\n".utf8), entries: entries)
         acknowledge(n)
     }
 }

@@ -42,7 +42,9 @@ func fail(_ message: String) -> Never {
 
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else {
-    fail("usage: wkstore-stress cookies|diskcache|indexeddb|localstorage|websql|appcache|fill|clear|mixed|import|nonpersistent --store DIR [options]")
+    fail(
+        "usage: wkstore-stress cookies|diskcache|indexeddb|localstorage|websql|appcache|fill|clear|mixed|import|nonpersistent --store DIR [options]"
+    )
 }
 arguments.removeFirst()
 var options: [String: String] = [:]
@@ -58,7 +60,6 @@ let batches = Int(options["batches"] ?? "1000") ?? 1000
 let perBatch = Int(options["per-batch"] ?? "5") ?? 5
 let prefix = options["prefix"] ?? "c"
 
-
 switch mode {
 case "cookies":
     do {
@@ -67,7 +68,8 @@ case "cookies":
         try store.set(.cookiesMaxPerSite, to: "1000000")
         for batch in 0..<batches {
             let headers = (0..<perBatch).map { "\(prefix)\(batch)_\($0)=v\(batch); Max-Age=86400; Path=/" }
-            try store.httpCookieStore.setCookies(fromSetCookieHeaders: headers, for: URL(string: "https://site\(batch % 17).example/")!)
+            try store.httpCookieStore.setCookies(
+                fromSetCookieHeaders: headers, for: URL(string: "https://site\(batch % 17).example/")!)
             FileHandle.standardOutput.write(Data("committed \(batch)\n".utf8))
         }
     } catch {
@@ -88,8 +90,9 @@ case "nonpersistent":
     let store = WebsiteDataStore.nonPersistent()
     do {
         for batch in 0..<batches {
-            try store.httpCookieStore.setCookies(fromSetCookieHeaders: ["a\(batch)=1; Max-Age=600", "s\(batch)=1"],
-                                                 for: URL(string: "https://example.com/")!)
+            try store.httpCookieStore.setCookies(
+                fromSetCookieHeaders: ["a\(batch)=1; Max-Age=600", "s\(batch)=1"],
+                for: URL(string: "https://example.com/")!)
         }
         _ = try store.httpCookieStore.cookieHeader(for: URL(string: "https://example.com/")!)
         try store.set(.cookiesMaxTotal, to: "5000")
@@ -118,8 +121,9 @@ case "mixed":
                 let name = "\(prefix)t\(task)_\(i)"
                 let started = Date()
                 do {
-                    try store.httpCookieStore.setCookies(fromSetCookieHeaders: ["\(name)=1; Max-Age=3600"],
-                                                         for: URL(string: "https://\(site)/")!)
+                    try store.httpCookieStore.setCookies(
+                        fromSetCookieHeaders: ["\(name)=1; Max-Age=3600"],
+                        for: URL(string: "https://\(site)/")!)
                     if keep { local.keepAcknowledged += 1 }
                     _ = try store.httpCookieStore.cookieHeader(for: URL(string: "https://keep\(i % 4).example/")!)
                     local.operations += 2
@@ -132,13 +136,15 @@ case "mixed":
             stats.withLock { $0.add(local) }
         }
         let total = stats.withLock { $0 }
-        FileHandle.standardOutput.write(Data("""
-            keep-acknowledged \(total.keepAcknowledged)
-            operations \(total.operations)
-            errors \(total.errors)
-            longest-wait-ms \(Int(total.longestWait * 1000))
+        FileHandle.standardOutput.write(
+            Data(
+                """
+                keep-acknowledged \(total.keepAcknowledged)
+                operations \(total.operations)
+                errors \(total.errors)
+                longest-wait-ms \(Int(total.longestWait * 1000))
 
-            """.utf8))
+                """.utf8))
     } catch {
         fail("\(error)")
     }
@@ -151,14 +157,16 @@ case "import":
         let before = residentKilobytes("VmRSS")
         let summary = try CookieInterchange.importCookies(from: URL(fileURLWithPath: file), into: store.httpCookieStore)
         let peak = residentKilobytes("VmHWM")
-        FileHandle.standardOutput.write(Data("""
-            read \(summary.read)
-            imported \(summary.imported)
-            evicted \(summary.evicted)
-            kept \(try store.httpCookieStore.allCookies().count)
-            peak-growth-kb \(peak - before)
+        FileHandle.standardOutput.write(
+            Data(
+                """
+                read \(summary.read)
+                imported \(summary.imported)
+                evicted \(summary.evicted)
+                kept \(try store.httpCookieStore.allCookies().count)
+                peak-growth-kb \(peak - before)
 
-            """.utf8))
+                """.utf8))
     } catch {
         fail("\(error)")
     }
@@ -168,7 +176,8 @@ case "diskcache", "indexeddb", "localstorage", "websql", "appcache":
         let store = try WebsiteDataStore(directory: URL(fileURLWithPath: storePath))
         switch mode {
         case "diskcache": try crashWriteDiskCache(store: store, prefix: prefix, count: batches)
-        case "indexeddb": try crashWriteIndexedDB(store: store, prefix: prefix, count: batches, perTransaction: perBatch)
+        case "indexeddb":
+            try crashWriteIndexedDB(store: store, prefix: prefix, count: batches, perTransaction: perBatch)
         case "localstorage": try crashWriteLocalStorage(store: store, prefix: prefix, count: batches)
         case "websql": try crashWriteWebSQL(store: store, prefix: prefix, count: batches, perTransaction: perBatch)
         default: try crashWriteApplicationCache(store: store, prefix: prefix, count: batches)
@@ -185,13 +194,17 @@ case "fill":
         try store.set(.cookiesMaxPerSite, to: "10000000")
         var batch = 0
         while true {
-            let headers = (0..<perBatch).map { "\(prefix)\(batch)_\($0)=\(String(repeating: "f", count: 2000)); Max-Age=86400" }
+            let headers = (0..<perBatch).map {
+                "\(prefix)\(batch)_\($0)=\(String(repeating: "f", count: 2000)); Max-Age=86400"
+            }
             do {
-                try store.httpCookieStore.setCookies(fromSetCookieHeaders: headers, for: URL(string: "https://fill\(batch % 50).example/")!)
+                try store.httpCookieStore.setCookies(
+                    fromSetCookieHeaders: headers, for: URL(string: "https://fill\(batch % 50).example/")!)
             } catch {
                 FileHandle.standardOutput.write(Data("error \(type(of: error)): \(error)\n".utf8))
                 // The refused batch must not be visible in this process either.
-                let visible = try store.httpCookieStore.allCookies().filter { $0.name.hasPrefix("\(prefix)\(batch)_") }.count
+                let visible = try store.httpCookieStore.allCookies().filter { $0.name.hasPrefix("\(prefix)\(batch)_") }
+                    .count
                 FileHandle.standardOutput.write(Data("visible-after-error \(visible)\n".utf8))
                 break
             }

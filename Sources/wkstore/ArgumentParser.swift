@@ -185,10 +185,13 @@ struct ArgumentParser: Sendable {
                     continue
                 }
                 guard let command else {
-                    throw .usage("unknown option '\(argument)'; options of a command come after it (see 'wkstore help')")
+                    throw .usage(
+                        "unknown option '\(argument)'; options of a command come after it (see 'wkstore help')")
                 }
                 guard let spec = command.options.first(where: { $0.isNamed(name) }) else {
-                    throw .usage("unknown option '\(Self.optionName(argument))' for '\(command.fullName)'; see '\(command.fullName) --help'")
+                    throw .usage(
+                        "unknown option '\(Self.optionName(argument))' for '\(command.fullName)'; see '\(command.fullName) --help'"
+                    )
                 }
                 if spec.value == nil {
                     if inline != nil { throw .usage("--\(spec.name) takes no value") }
@@ -206,7 +209,9 @@ struct ArgumentParser: Sendable {
                 parsed.positionals.append(argument)
             } else if let current = group {
                 guard let match = current.commands.first(where: { $0.path.last == argument }) else {
-                    throw .usage("unknown command 'wkstore \(current.name) \(argument)'; '\(current.name)' commands: \(current.commandNames)")
+                    throw .usage(
+                        "unknown command 'wkstore \(current.name) \(argument)'; '\(current.name)' commands: \(current.commandNames)"
+                    )
                 }
                 command = match
             } else {
@@ -214,7 +219,9 @@ struct ArgumentParser: Sendable {
                 case .command(let spec): command = spec
                 case .group(let found): group = found
                 case nil:
-                    throw .usage("unknown command '\(argument)'; commands: \(nodes.map(\.name).joined(separator: ", ")) (see 'wkstore help')")
+                    throw .usage(
+                        "unknown command '\(argument)'; commands: \(nodes.map(\.name).joined(separator: ", ")) (see 'wkstore help')"
+                    )
                 }
             }
         }
@@ -227,7 +234,9 @@ struct ArgumentParser: Sendable {
             if count < command.positionalCount.lowerBound {
                 throw .usage("'\(command.fullName)' needs \(command.positionalName); see '\(command.fullName) --help'")
             }
-            throw .usage("unexpected argument '\(parsed.positionals[command.positionalCount.upperBound])' for '\(command.fullName)'; see '\(command.fullName) --help'")
+            throw .usage(
+                "unexpected argument '\(parsed.positionals[command.positionalCount.upperBound])' for '\(command.fullName)'; see '\(command.fullName) --help'"
+            )
         }
         return .run(command, parsed, globals)
     }

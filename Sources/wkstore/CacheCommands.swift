@@ -4,8 +4,9 @@ import WebsiteData
 /// `wkstore cache …`: what the store's HTTP cache holds, and why an entry is or is not fresh.
 enum CacheCommands {
     /// The group.
-    static let group = CommandGroup(name: "cache", summary: "look into the store's HTTP cache",
-                                    commands: [list, show, size])
+    static let group = CommandGroup(
+        name: "cache", summary: "look into the store's HTTP cache",
+        commands: [list, show, size])
 
     /// `wkstore cache list`.
     static let list = CommandSpec(
@@ -25,7 +26,7 @@ enum CacheCommands {
               wkstore cache list --site example.com
             """,
         options: [
-            .value("site", "SITE", repeatable: true, "only the entries of this site (display name); may be repeated"),
+            .value("site", "SITE", repeatable: true, "only the entries of this site (display name); may be repeated")
         ],
         positionalCount: 0...0, positionalName: "no arguments",
         run: runList)
@@ -54,7 +55,10 @@ enum CacheCommands {
             """,
         options: [
             .value("top-level-site", "URL", "the page the response was fetched for (default: URL itself)"),
-            OptionSpec.value("header", "'NAME: VALUE'", repeatable: true, "a request header field the response varies on; may be repeated").alias("H"),
+            OptionSpec.value(
+                "header", "'NAME: VALUE'", repeatable: true,
+                "a request header field the response varies on; may be repeated"
+            ).alias("H"),
         ],
         positionalCount: 1...1, positionalName: "a URL",
         run: runShow)
@@ -125,29 +129,42 @@ enum CacheCommands {
         let sites = try await store.dataRecords(ofTypes: [.diskCache]).count
         let output = invocation.output
         if output.json {
-            output.write(.object([
-                ("disk", .object([
-                    ("bytes", .int(disk)),
-                    ("limit", .int(diskLimit)),
-                    ("setting", .string(StoreSetting.cacheMaxSize.key)),
-                    ("sites", .int(Int64(sites))),
-                ])),
-                ("memory", .object([
-                    ("bytes", .int(store.httpCache.memoryUsage)),
-                    ("limit", .int(memoryLimit)),
-                    ("setting", .string(StoreSetting.memoryCacheMaxSize.key)),
-                    ("perProcess", .bool(true)),
-                ])),
-            ]))
+            output.write(
+                .object([
+                    (
+                        "disk",
+                        .object([
+                            ("bytes", .int(disk)),
+                            ("limit", .int(diskLimit)),
+                            ("setting", .string(StoreSetting.cacheMaxSize.key)),
+                            ("sites", .int(Int64(sites))),
+                        ])
+                    ),
+                    (
+                        "memory",
+                        .object([
+                            ("bytes", .int(store.httpCache.memoryUsage)),
+                            ("limit", .int(memoryLimit)),
+                            ("setting", .string(StoreSetting.memoryCacheMaxSize.key)),
+                            ("perProcess", .bool(true)),
+                        ])
+                    ),
+                ]))
             return
         }
         let share = diskLimit > 0 ? String(format: "%.1f", Double(disk) * 100 / Double(diskLimit)) + "%" : "-"
-        let memory = memoryLimit == 0 ? "off in every process" : "up to \(Format.bytes(memoryLimit)) in each process using the store"
-        output.lines(Format.table([
-            ["disk cache", "\(Format.bytes(disk)) of \(Format.bytes(diskLimit)) (\(share)), \(Format.count(sites, "site"))",
-             "\(StoreSetting.cacheMaxSize.key) = \(diskLimitText)"],
-            ["memory cache", memory, "\(StoreSetting.memoryCacheMaxSize.key) = \(memoryLimitText)"],
-        ]))
+        let memory =
+            memoryLimit == 0
+            ? "off in every process" : "up to \(Format.bytes(memoryLimit)) in each process using the store"
+        output.lines(
+            Format.table([
+                [
+                    "disk cache",
+                    "\(Format.bytes(disk)) of \(Format.bytes(diskLimit)) (\(share)), \(Format.count(sites, "site"))",
+                    "\(StoreSetting.cacheMaxSize.key) = \(diskLimitText)",
+                ],
+                ["memory cache", memory, "\(StoreSetting.memoryCacheMaxSize.key) = \(memoryLimitText)"],
+            ]))
     }
 
     /// A size as the cache settings read it: whole bytes, or with `KB`, `MB`, `GB` (`K`, `KiB`, …),
@@ -209,8 +226,10 @@ struct CacheListing {
         if !entry.variant.isEmpty {
             extra.append("vary " + entry.variant.map { "\($0.name)=\($0.value ?? "(none)")" }.joined(separator: " "))
         }
-        return [entry.url.absoluteString, entry.method, String(entry.status), Format.bytes(entry.size),
-                Format.iso8601Seconds(entry.modified), freshness.text, extra.joined(separator: "; ")]
+        return [
+            entry.url.absoluteString, entry.method, String(entry.status), Format.bytes(entry.size),
+            Format.iso8601Seconds(entry.modified), freshness.text, extra.joined(separator: "; "),
+        ]
     }
 
     var json: JSONValue {
@@ -266,7 +285,8 @@ struct CacheEntryReport {
     /// Where the freshness lifetime comes from.
     var lifetimeSource: String {
         if let maxAge = control.seconds("max-age") {
-            return maxAge.value.map { "Cache-Control: max-age=\($0)" } ?? "Cache-Control: max-age that is not a number, so stale"
+            return maxAge.value.map { "Cache-Control: max-age=\($0)" }
+                ?? "Cache-Control: max-age that is not a number, so stale"
         }
         if let expires = headers.first(named: "Expires") { return "Expires: \(expires), minus Date" }
         if policy.freshnessLifetime > 0 { return "heuristic: a tenth of the time from Last-Modified to Date" }
@@ -292,11 +312,22 @@ struct CacheEntryReport {
     /// Other directives that change how the entry is used.
     var notes: [String] {
         var notes: [String] = []
-        if control.contains("must-revalidate") { notes.append("must-revalidate: never served stale, even when the server is unreachable") }
+        if control.contains("must-revalidate") {
+            notes.append("must-revalidate: never served stale, even when the server is unreachable")
+        }
         if control.contains("immutable") { notes.append("immutable: not revalidated while fresh, even on reload") }
-        if let window = control.seconds("stale-while-revalidate")?.value { notes.append("stale-while-revalidate=\(window): may be served up to \(window) s stale while it is refreshed") }
-        if let window = control.seconds("stale-if-error")?.value { notes.append("stale-if-error=\(window): may be served up to \(window) s stale when the server fails") }
-        if headers.contains("Vary") { notes.append("Vary: \(headers.values(named: "Vary").joined(separator: ", ")): stored per value of those request fields") }
+        if let window = control.seconds("stale-while-revalidate")?.value {
+            notes.append(
+                "stale-while-revalidate=\(window): may be served up to \(window) s stale while it is refreshed")
+        }
+        if let window = control.seconds("stale-if-error")?.value {
+            notes.append("stale-if-error=\(window): may be served up to \(window) s stale when the server fails")
+        }
+        if headers.contains("Vary") {
+            notes.append(
+                "Vary: \(headers.values(named: "Vary").joined(separator: ", ")): stored per value of those request fields"
+            )
+        }
         return notes
     }
 
@@ -317,7 +348,11 @@ struct CacheEntryReport {
             ["lifetime", "\(lifetime) s (\(lifetimeSource))"],
             ["freshness", isFresh ? "fresh for \(timeToLive) s more" : "stale by \(age - lifetime) s"],
             ["a GET now", "\(verdict.outcome): \(verdict.why)"],
-            ["validators", validators.isEmpty ? "none: a stale response is fetched again in full" : validators.joined(separator: "; ")],
+            [
+                "validators",
+                validators.isEmpty
+                    ? "none: a stale response is fetched again in full" : validators.joined(separator: "; "),
+            ],
         ]
         for note in notes { rows.append(["note", note]) }
         var text = Format.table(rows)

@@ -50,19 +50,23 @@ enum ClearCommand {
 
         let store = try invocation.openStore(for: .read)
         let inFuture = since.map { $0 > Date() } ?? false
-        let removed = inFuture ? [] : try store.removeData(
-            ofTypes: types, matching: RemovalFilter(modifiedSince: since, sites: sites), dryRun: dryRun)
+        let removed =
+            inFuture
+            ? []
+            : try store.removeData(
+                ofTypes: types, matching: RemovalFilter(modifiedSince: since, sites: sites), dryRun: dryRun)
 
         let output = invocation.output
         if output.json {
-            output.write(.object([
-                ("types", .array(DataFormat.typeNames(types).map(JSONValue.string))),
-                ("since", since.map(JSONValue.date) ?? .null),
-                ("sites", sites.map { .array($0.sorted().map(JSONValue.string)) } ?? .null),
-                ("dryRun", .bool(dryRun)),
-                ("sinceIsInFuture", .bool(inFuture)),
-                ("removed", .array(removed.map { DataFormat.json($0, sizes: false) })),
-            ]))
+            output.write(
+                .object([
+                    ("types", .array(DataFormat.typeNames(types).map(JSONValue.string))),
+                    ("since", since.map(JSONValue.date) ?? .null),
+                    ("sites", sites.map { .array($0.sorted().map(JSONValue.string)) } ?? .null),
+                    ("dryRun", .bool(dryRun)),
+                    ("sinceIsInFuture", .bool(inFuture)),
+                    ("removed", .array(removed.map { DataFormat.json($0, sizes: false) })),
+                ]))
             return
         }
         if inFuture, let since {

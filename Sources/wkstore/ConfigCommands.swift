@@ -3,8 +3,9 @@ import WebsiteData
 /// `wkstore config …`: the settings kept in a store.
 enum ConfigCommands {
     /// The group.
-    static let group = CommandGroup(name: "config", summary: "read and change the settings kept in a store",
-                                    commands: [list, get, set])
+    static let group = CommandGroup(
+        name: "config", summary: "read and change the settings kept in a store",
+        commands: [list, get, set])
 
     private static var keyList: String { StoreSetting.all.map(\.key).joined(separator: ", ") }
 
@@ -26,7 +27,8 @@ enum ConfigCommands {
         path: ["config", "get"],
         summary: "print a setting's value",
         usage: ["config get KEY"],
-        details: "Prints the value of the setting KEY (its default when it was never set). The settings:\n\(settingLines)",
+        details:
+            "Prints the value of the setting KEY (its default when it was never set). The settings:\n\(settingLines)",
         options: [], positionalCount: 1...1, positionalName: "a setting key",
         run: runGet)
 
@@ -52,10 +54,12 @@ enum ConfigCommands {
         if output.json {
             output.write(.array(StoreSetting.all.map { json($0, value: settings[$0] ?? $0.defaultValue) }))
         } else {
-            output.lines(Format.table(StoreSetting.all.map { setting in
-                let value = settings[setting] ?? setting.defaultValue
-                return [setting.key, value, value == setting.defaultValue ? "(default)" : ""]
-            }))
+            output.lines(
+                Format.table(
+                    StoreSetting.all.map { setting in
+                        let value = settings[setting] ?? setting.defaultValue
+                        return [setting.key, value, value == setting.defaultValue ? "(default)" : ""]
+                    }))
         }
     }
 

@@ -67,28 +67,41 @@ extension CookiesCommands {
     static func runScript(_ invocation: Invocation) async throws {
         let arguments = invocation.arguments
         let url = try parseURL(arguments.positionals[0], "the page URL")
-        let topLevelSite = try arguments.value("top-level-site").map { text throws(CLIError) in try parseURL(text, "--top-level-site") }
-        let context = topLevelSite.map { CookieRequestContext(topLevelSite: $0, isNavigation: false) } ?? .topLevelNavigation
+        let topLevelSite = try arguments.value("top-level-site").map { text throws(CLIError) in
+            try parseURL(text, "--top-level-site")
+        }
+        let context =
+            topLevelSite.map { CookieRequestContext(topLevelSite: $0, isNavigation: false) } ?? .topLevelNavigation
         let store = try invocation.openStore(for: .read)
         let script = try store.httpCookieStore.documentCookieScript(
-            for: url, context: context, messageHandler: arguments.value("message-handler"), forMainFrameOnly: topLevelSite == nil)
+            for: url, context: context, messageHandler: arguments.value("message-handler"),
+            forMainFrameOnly: topLevelSite == nil)
         for skipped in script.skipped { Output.message(skipped.description) }
         let output = invocation.output
         if output.json {
-            output.write(.object([
-                ("url", .string(url.absoluteString)),
-                ("source", .string(script.userScript.source)),
-                ("scriptTag", .string(script.scriptTag)),
-                ("injectionTime", .string(script.userScript.injectionTime.rawValue)),
-                ("forMainFrameOnly", .bool(script.userScript.forMainFrameOnly)),
-                ("messageHandler", .optional(arguments.value("message-handler"))),
-                ("cookies", .array(script.cookies.map(DataFormat.json))),
-                ("skipped", .array(script.skipped.map { skipped in
-                    .object([("name", .string(skipped.cookie.name)), ("domain", .string(DataFormat.playwrightDomain(skipped.cookie))),
-                             ("path", .string(skipped.cookie.path)), ("reason", .string(skipped.reason.rawValue)),
-                             ("message", .string(skipped.description))])
-                })),
-            ]))
+            output.write(
+                .object([
+                    ("url", .string(url.absoluteString)),
+                    ("source", .string(script.userScript.source)),
+                    ("scriptTag", .string(script.scriptTag)),
+                    ("injectionTime", .string(script.userScript.injectionTime.rawValue)),
+                    ("forMainFrameOnly", .bool(script.userScript.forMainFrameOnly)),
+                    ("messageHandler", .optional(arguments.value("message-handler"))),
+                    ("cookies", .array(script.cookies.map(DataFormat.json))),
+                    (
+                        "skipped",
+                        .array(
+                            script.skipped.map { skipped in
+                                .object([
+                                    ("name", .string(skipped.cookie.name)),
+                                    ("domain", .string(DataFormat.playwrightDomain(skipped.cookie))),
+                                    ("path", .string(skipped.cookie.path)),
+                                    ("reason", .string(skipped.reason.rawValue)),
+                                    ("message", .string(skipped.description)),
+                                ])
+                            })
+                    ),
+                ]))
         } else {
             let text = arguments.has("inline") ? script.scriptTag : script.userScript.source
             output.raw(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
@@ -102,8 +115,9 @@ extension CookiesCommands {
             lines = AnySequence(AnyIterator { readLine(strippingNewline: true) })
         } else {
             let data = try read(path)
-            lines = AnySequence(data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-                .map { String(decoding: $0, as: UTF8.self) })
+            lines = AnySequence(
+                data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+                    .map { String(decoding: $0, as: UTF8.self) })
         }
         let store = try invocation.openStore(for: .write)
         var tally = IngestTally()
@@ -130,15 +144,18 @@ extension CookiesCommands {
         }
         let output = invocation.output
         if output.json {
-            output.write(.object([
-                ("reports", .int(Int64(tally.reports))),
-                ("stored", .int(Int64(tally.stored))),
-                ("deleted", .int(Int64(tally.deleted))),
-                ("refused", .array(tally.refused.map(JSONValue.string))),
-                ("malformed", .array(tally.malformed.map(JSONValue.string))),
-            ]))
+            output.write(
+                .object([
+                    ("reports", .int(Int64(tally.reports))),
+                    ("stored", .int(Int64(tally.stored))),
+                    ("deleted", .int(Int64(tally.deleted))),
+                    ("refused", .array(tally.refused.map(JSONValue.string))),
+                    ("malformed", .array(tally.malformed.map(JSONValue.string))),
+                ]))
         } else {
-            var parts = ["read \(Format.count(tally.reports, "report")): stored \(Format.count(tally.stored, "cookie"))"]
+            var parts = [
+                "read \(Format.count(tally.reports, "report")): stored \(Format.count(tally.stored, "cookie"))"
+            ]
             if tally.deleted > 0 { parts.append("deleted \(tally.deleted)") }
             parts.append("refused \(tally.refused.count)")
             if !tally.malformed.isEmpty { parts.append("malformed \(tally.malformed.count)") }

@@ -4,8 +4,9 @@ import WebsiteData
 /// `wkstore cookies …`: list, set, send, delete cookies, and end the session.
 enum CookiesCommands {
     /// The group.
-    static let group = CommandGroup(name: "cookies", summary: "list, set, send and delete cookies; scripts for page script",
-                                    commands: [list, set, header, delete, endSession, script, ingestReport])
+    static let group = CommandGroup(
+        name: "cookies", summary: "list, set, send and delete cookies; scripts for page script",
+        commands: [list, set, header, delete, endSession, script, ingestReport])
 
     /// `wkstore cookies list`.
     static let list = CommandSpec(
@@ -49,7 +50,9 @@ enum CookiesCommands {
             """,
         options: [
             .value("url", "URL", "the URL of the response (required)"),
-            .value("headers-file", "FILE", "read Set-Cookie lines from raw response headers in FILE (- for standard input)"),
+            .value(
+                "headers-file", "FILE", "read Set-Cookie lines from raw response headers in FILE (- for standard input)"
+            ),
         ],
         positionalCount: 0...Int.max, positionalName: "Set-Cookie values or --headers-file",
         run: runSet)
@@ -74,7 +77,9 @@ enum CookiesCommands {
         options: [
             .value("top-level-site", "URL", "the page (URL or origin) the request is made from"),
             .flag("subresource", "the request loads a subresource, not a page"),
-            .flag("navigation", "the request navigates the top-level page (with --top-level-site: a cross-page navigation)"),
+            .flag(
+                "navigation",
+                "the request navigates the top-level page (with --top-level-site: a cross-page navigation)"),
             .value("method", "METHOD", "the request method (default GET)"),
         ],
         positionalCount: 1...1, positionalName: "a URL",
@@ -142,7 +147,8 @@ enum CookiesCommands {
             headers = SetCookieLines.values(in: try read(file))
         } else {
             if positionals.isEmpty {
-                throw CLIError.usage("'wkstore cookies set' needs Set-Cookie values or --headers-file; see 'wkstore cookies set --help'")
+                throw CLIError.usage(
+                    "'wkstore cookies set' needs Set-Cookie values or --headers-file; see 'wkstore cookies set --help'")
             }
             headers = positionals
         }
@@ -151,15 +157,23 @@ enum CookiesCommands {
         for rejection in summary.rejected { Output.message(rejection.description) }
         let output = invocation.output
         if output.json {
-            output.write(.object([
-                ("url", .string(url.absoluteString)),
-                ("stored", .int(Int64(summary.stored))),
-                ("deleted", .int(Int64(summary.deleted))),
-                ("evicted", .int(Int64(summary.evicted))),
-                ("refused", .array(summary.rejected.map {
-                    .object([("name", .string($0.name)), ("reason", .string($0.reason.rawValue)), ("message", .string($0.description))])
-                })),
-            ]))
+            output.write(
+                .object([
+                    ("url", .string(url.absoluteString)),
+                    ("stored", .int(Int64(summary.stored))),
+                    ("deleted", .int(Int64(summary.deleted))),
+                    ("evicted", .int(Int64(summary.evicted))),
+                    (
+                        "refused",
+                        .array(
+                            summary.rejected.map {
+                                .object([
+                                    ("name", .string($0.name)), ("reason", .string($0.reason.rawValue)),
+                                    ("message", .string($0.description)),
+                                ])
+                            })
+                    ),
+                ]))
         } else {
             output.line(summaryLine(summary))
         }
@@ -180,12 +194,15 @@ enum CookiesCommands {
     static func runHeader(_ invocation: Invocation) async throws {
         let arguments = invocation.arguments
         let url = try parseURL(arguments.positionals[0], "the request URL")
-        let topLevelSite = try arguments.value("top-level-site").map { text throws(CLIError) in try parseURL(text, "--top-level-site") }
+        let topLevelSite = try arguments.value("top-level-site").map { text throws(CLIError) in
+            try parseURL(text, "--top-level-site")
+        }
         if arguments.has("navigation") && arguments.has("subresource") {
             throw CLIError.usage("give --navigation or --subresource, not both")
         }
         let method = arguments.value("method") ?? "GET"
-        let tokenCharacters = CharacterSet(charactersIn: "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
+        let tokenCharacters = CharacterSet(
+            charactersIn: "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz")
         if method.isEmpty || !method.unicodeScalars.allSatisfy(tokenCharacters.contains) {
             throw CLIError.usage("'\(method)' is not an HTTP method")
         }
@@ -196,11 +213,12 @@ enum CookiesCommands {
         let value = cookies.isEmpty ? nil : cookies.map(\.pair).joined(separator: "; ")
         let output = invocation.output
         if output.json {
-            output.write(.object([
-                ("url", .string(url.absoluteString)),
-                ("cookie", .optional(value)),
-                ("cookies", .array(cookies.map(DataFormat.json))),
-            ]))
+            output.write(
+                .object([
+                    ("url", .string(url.absoluteString)),
+                    ("cookie", .optional(value)),
+                    ("cookies", .array(cookies.map(DataFormat.json))),
+                ]))
         } else if let value {
             output.line(value)
         }
@@ -218,7 +236,8 @@ enum CookiesCommands {
         } else if deleted.isEmpty {
             output.line("no cookie matched")
         } else {
-            output.lines(deleted.map { "deleted \($0.name) (domain \(DataFormat.playwrightDomain($0)), path \($0.path))" })
+            output.lines(
+                deleted.map { "deleted \($0.name) (domain \(DataFormat.playwrightDomain($0)), path \($0.path))" })
         }
     }
 
@@ -240,7 +259,8 @@ enum CookiesCommands {
     /// - Throws: `CLIError.usage` naming `what` otherwise.
     static func parseURL(_ text: String, _ what: String) throws(CLIError) -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
-              scheme == "file" || !(url.host(percentEncoded: false) ?? "").isEmpty else {
+            scheme == "file" || !(url.host(percentEncoded: false) ?? "").isEmpty
+        else {
             throw .usage("'\(text)' is not an absolute URL (\(what)): give one such as https://www.example.com/")
         }
         return url

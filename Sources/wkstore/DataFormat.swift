@@ -48,15 +48,18 @@ enum DataFormat {
 
     /// Cookies as text, one per line: domain, path, `name=value`, expiry, attributes.
     static func lines(_ cookies: [Cookie]) -> [String] {
-        Format.table(cookies.map { cookie in
-            var flags: [String] = []
-            if cookie.isSecure { flags.append("Secure") }
-            if cookie.isHTTPOnly { flags.append("HttpOnly") }
-            if cookie.sameSite != .unspecified { flags.append("SameSite=" + playwrightSameSite(cookie.sameSite)) }
-            if !cookie.partitionKey.isEmpty { flags.append("Partitioned(\(cookie.partitionKey))") }
-            return [playwrightDomain(cookie), cookie.path, cookie.pair,
-                    cookie.expires.map(Format.iso8601Seconds) ?? "session", flags.joined(separator: " ")]
-        })
+        Format.table(
+            cookies.map { cookie in
+                var flags: [String] = []
+                if cookie.isSecure { flags.append("Secure") }
+                if cookie.isHTTPOnly { flags.append("HttpOnly") }
+                if cookie.sameSite != .unspecified { flags.append("SameSite=" + playwrightSameSite(cookie.sameSite)) }
+                if !cookie.partitionKey.isEmpty { flags.append("Partitioned(\(cookie.partitionKey))") }
+                return [
+                    playwrightDomain(cookie), cookie.path, cookie.pair,
+                    cookie.expires.map(Format.iso8601Seconds) ?? "session", flags.joined(separator: " "),
+                ]
+            })
     }
 
     /// A record as a JSON object; with sizes per type when asked.

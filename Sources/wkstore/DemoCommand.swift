@@ -23,15 +23,19 @@ enum DemoCommand {
         let headers: [String]
     }
 
-    private static let firstResponse = Response(url: URL(string: "https://www.example.com/")!, headers: [
-        "sid=31d4d96e407aad42; Path=/; Secure; HttpOnly; SameSite=Lax",
-        "theme=dark; Domain=example.com; Path=/; Max-Age=31536000",
-        "lang=en-US; Path=/account; Max-Age=86400",
-        "tracker=1; Domain=com; Path=/",
-    ])
-    private static let secondResponse = Response(url: URL(string: "https://shop.example.co.uk/")!, headers: [
-        "cart=3-items; Path=/; Max-Age=3600; SameSite=Strict",
-    ])
+    private static let firstResponse = Response(
+        url: URL(string: "https://www.example.com/")!,
+        headers: [
+            "sid=31d4d96e407aad42; Path=/; Secure; HttpOnly; SameSite=Lax",
+            "theme=dark; Domain=example.com; Path=/; Max-Age=31536000",
+            "lang=en-US; Path=/account; Max-Age=86400",
+            "tracker=1; Domain=com; Path=/",
+        ])
+    private static let secondResponse = Response(
+        url: URL(string: "https://shop.example.co.uk/")!,
+        headers: [
+            "cart=3-items; Path=/; Max-Age=3600; SameSite=Strict"
+        ])
     private static let requestURL = URL(string: "https://www.example.com/account/settings")!
 
     static func run(_ invocation: Invocation) async throws {
@@ -45,7 +49,8 @@ enum DemoCommand {
         if output.json {
             output.write(.object(json + [("deleted", .bool(deleted))]))
         } else {
-            output.lines(text + ["", deleted ? "(the demo store was deleted)" : "(could not delete \(directory.path))"])
+            output.lines(
+                text + ["", deleted ? "(the demo store was deleted)" : "(could not delete \(directory.path))"])
         }
     }
 
@@ -77,20 +82,28 @@ enum DemoCommand {
 
         let header = try cookies.cookieHeader(for: requestURL)
         text += ["", "$ wkstore cookies header \(requestURL.absoluteString)", header ?? ""]
-        json.append(("cookieHeader", .object([("url", .string(requestURL.absoluteString)), ("cookie", .optional(header))])))
+        json.append(
+            ("cookieHeader", .object([("url", .string(requestURL.absoluteString)), ("cookie", .optional(header))])))
 
         let before = try await store.dataRecords(ofTypes: WebsiteDataType.all)
         text += ["", "$ wkstore records"] + DataFormat.lines(before)
         json.append(("recordsBefore", .array(before.map { DataFormat.json($0, sizes: true) })))
 
         let removed = try store.removeData(ofTypes: [.cookies], matching: RemovalFilter(modifiedSince: since))
-        text += ["", "$ wkstore clear --types cookies --since \(Format.iso8601(since))   # a moment before the shop's cookie was set"]
+        text += [
+            "",
+            "$ wkstore clear --types cookies --since \(Format.iso8601(since))   # a moment before the shop's cookie was set",
+        ]
         text += ClearCommand.lines(removed, dryRun: false)
-        json.append(("clear", .object([
-            ("types", .array([.string(WebsiteDataType.cookies.cliName)])),
-            ("since", .date(since)),
-            ("removed", .array(removed.map { DataFormat.json($0, sizes: false) })),
-        ])))
+        json.append(
+            (
+                "clear",
+                .object([
+                    ("types", .array([.string(WebsiteDataType.cookies.cliName)])),
+                    ("since", .date(since)),
+                    ("removed", .array(removed.map { DataFormat.json($0, sizes: false) })),
+                ])
+            ))
 
         let after = try await store.dataRecords(ofTypes: WebsiteDataType.all)
         text += ["", "$ wkstore records"] + DataFormat.lines(after)

@@ -9,9 +9,11 @@ enum FetchCommand {
     static let spec = CommandSpec(
         path: ["fetch"],
         summary: "fetch a URL as a browser would, with the store's cookies and cache",
-        usage: ["fetch URL [-o FILE] [-i] [-H 'NAME: VALUE']... [-X METHOD] [-d DATA]... [--max-redirects N]",
-                "      [-A USER-AGENT] [-x PROXY] [-u USER:PASSWORD] [--compressed] [--cacert FILE] [-k]",
-                "      [--resolve HOST:PORT:ADDRESS]... [--cache-mode MODE] [--top-level-site URL] [--fail] [--quiet]"],
+        usage: [
+            "fetch URL [-o FILE] [-i] [-H 'NAME: VALUE']... [-X METHOD] [-d DATA]... [--max-redirects N]",
+            "      [-A USER-AGENT] [-x PROXY] [-u USER:PASSWORD] [--compressed] [--cacert FILE] [-k]",
+            "      [--resolve HOST:PORT:ADDRESS]... [--cache-mode MODE] [--top-level-site URL] [--fail] [--quiet]",
+        ],
         details: """
             Sends a request to URL (http or https) and follows redirects itself, as a browser \
             does: every hop sends the store's cookies for its URL and stores the cookies its \
@@ -52,22 +54,33 @@ enum FetchCommand {
         options: [
             OptionSpec.value("output", "FILE", "write the body to FILE instead of standard output").alias("o"),
             OptionSpec.flag("include", "print each hop's status and header fields before the body").alias("i"),
-            OptionSpec.value("header", "'NAME: VALUE'", repeatable: true, "send this header field (NAME; sends it empty); may be repeated").alias("H"),
+            OptionSpec.value(
+                "header", "'NAME: VALUE'", repeatable: true,
+                "send this header field (NAME; sends it empty); may be repeated"
+            ).alias("H"),
             OptionSpec.value("request", "METHOD", "the method (default GET, or POST with -d)").alias("X"),
-            OptionSpec.value("data", "DATA", repeatable: true, "send DATA as the body; @FILE a file's bytes, @- standard input; may be repeated (joined with &)").alias("d"),
+            OptionSpec.value(
+                "data", "DATA", repeatable: true,
+                "send DATA as the body; @FILE a file's bytes, @- standard input; may be repeated (joined with &)"
+            ).alias("d"),
             .value("max-redirects", "N", "follow at most N redirects (default 20; 0 fails on any redirect)"),
             OptionSpec.value("user-agent", "USER-AGENT", "send this User-Agent").alias("A"),
-            OptionSpec.value("proxy", "PROXY", "use this proxy URL; '' for none (default: http_proxy, https_proxy, no_proxy)").alias("x"),
-            OptionSpec.value("user", "USER:PASSWORD", "HTTP authentication (Basic), sent to the first origin only").alias("u"),
+            OptionSpec.value(
+                "proxy", "PROXY", "use this proxy URL; '' for none (default: http_proxy, https_proxy, no_proxy)"
+            ).alias("x"),
+            OptionSpec.value("user", "USER:PASSWORD", "HTTP authentication (Basic), sent to the first origin only")
+                .alias("u"),
             .flag("compressed", "ask for a compressed response and decode it"),
             .value("cacert", "FILE", "verify servers with the certificate authorities in this PEM file"),
             OptionSpec.flag("insecure", "do not verify the server's certificate or name").alias("k"),
-            .value("resolve", "HOST:PORT:ADDRESS", repeatable: true, "connect to ADDRESS for HOST:PORT; may be repeated"),
+            .value(
+                "resolve", "HOST:PORT:ADDRESS", repeatable: true, "connect to ADDRESS for HOST:PORT; may be repeated"),
             .value("cache-mode", "MODE", "default, no-store, reload, no-cache, force-cache or only-if-cached"),
             .value("top-level-site", "URL", "the page the request is made from (a subresource request, for SameSite)"),
             OptionSpec.value("max-time", "SECONDS", "give up after SECONDS, redirects included").alias("m"),
             .value("connect-timeout", "SECONDS", "give up connecting after SECONDS"),
-            OptionSpec.flag("fail", "exit 1 when the final status is 400 or more (the body is still written)").alias("f"),
+            OptionSpec.flag("fail", "exit 1 when the final status is 400 or more (the body is still written)").alias(
+                "f"),
             OptionSpec.flag("quiet", "no progress line and no summary").alias("s"),
         ],
         positionalCount: 1...1, positionalName: "a URL",
@@ -167,7 +180,8 @@ enum FetchCommand {
                 } else {
                     // The client replaces its destination when the body is complete: a device,
                     // a pipe or a link must be written through instead.
-                    let spool = FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-fetch-\(UUID().uuidString.lowercased())")
+                    let spool = FileManager.default.temporaryDirectory.appendingPathComponent(
+                        "wkstore-fetch-\(UUID().uuidString.lowercased())")
                     request.destination = spool
                     spoolFile = spool
                 }
@@ -187,12 +201,15 @@ enum FetchCommand {
             }
             configuration.resolve = try arguments.all("resolve").map { entry throws(CLIError) in
                 guard FetchCommand.isResolveEntry(entry) else {
-                    throw .usage("invalid --resolve '\(entry)': expected HOST:PORT:ADDRESS, such as www.example.com:443:127.0.0.1")
+                    throw .usage(
+                        "invalid --resolve '\(entry)': expected HOST:PORT:ADDRESS, such as www.example.com:443:127.0.0.1"
+                    )
                 }
                 return entry
             }
             configuration.timeout = try FetchCommand.seconds(arguments.value("max-time"), "--max-time")
-            configuration.connectTimeout = try FetchCommand.seconds(arguments.value("connect-timeout"), "--connect-timeout")
+            configuration.connectTimeout = try FetchCommand.seconds(
+                arguments.value("connect-timeout"), "--connect-timeout")
         }
     }
 
@@ -260,7 +277,8 @@ enum FetchCommand {
 
     /// Whether `text` is an HTTP token (RFC 9110 5.6.2): a method or a header name.
     static func isToken(_ text: String) -> Bool {
-        let allowed = Set("!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".unicodeScalars)
+        let allowed = Set(
+            "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz".unicodeScalars)
         return !text.isEmpty && text.unicodeScalars.allSatisfy(allowed.contains)
     }
 
@@ -344,10 +362,16 @@ enum FetchCommand {
             ("httpVersion", .string(response.httpVersion)),
             ("cache", .optional(cacheOutcome(response))),
             ("redirects", .int(Int64(response.hops.count - 1))),
-            ("hops", .array(response.hops.map { hop in
-                .object([("url", .string(hop.url.absoluteString)), ("method", .string(hop.method)),
-                         ("status", .int(Int64(hop.status))), ("headers", fields(hop.headers))])
-            })),
+            (
+                "hops",
+                .array(
+                    response.hops.map { hop in
+                        .object([
+                            ("url", .string(hop.url.absoluteString)), ("method", .string(hop.method)),
+                            ("status", .int(Int64(hop.status))), ("headers", fields(hop.headers)),
+                        ])
+                    })
+            ),
             ("headers", fields(response.headers)),
             ("bodySize", .int(bodySize)),
             ("bodyFile", .optional(response.bodyFile?.path)),
@@ -372,7 +396,8 @@ extension FetchCommand {
     static func applyCacheMode(_ name: String?, to request: inout HTTPRequest) throws(CLIError) {
         guard let name else { return }
         guard let mode = CacheMode(rawValue: name) else {
-            throw .usage("unknown --cache-mode '\(name)'; modes: \(CacheMode.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw .usage(
+                "unknown --cache-mode '\(name)'; modes: \(CacheMode.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         request.cacheMode = mode
     }

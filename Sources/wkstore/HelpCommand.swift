@@ -33,7 +33,8 @@ enum HelpCommand {
         case .group(let group):
             guard words.count > 1 else { return text(for: group) }
             guard let spec = group.commands.first(where: { $0.path.last == words[1] }) else {
-                throw .usage("unknown command 'wkstore \(first) \(words[1])'; '\(first)' commands: \(group.commandNames)")
+                throw .usage(
+                    "unknown command 'wkstore \(first) \(words[1])'; '\(first)' commands: \(group.commandNames)")
             }
             return text(for: spec)
         case nil:
@@ -82,7 +83,9 @@ enum HelpCommand {
     }
 
     static func text(for spec: CommandSpec) -> String {
-        var lines = ["usage: " + spec.usage.map { "wkstore " + $0 }.joined(separator: "\n       "), "", spec.summary + ".", ""]
+        var lines = [
+            "usage: " + spec.usage.map { "wkstore " + $0 }.joined(separator: "\n       "), "", spec.summary + ".", "",
+        ]
         lines.append(spec.details)
         if !spec.options.isEmpty {
             lines += ["", "options:"]

@@ -4,8 +4,9 @@ import WebsiteData
 /// `wkstore idb …`: an origin's IndexedDB databases, and their records.
 enum IndexedDBCommands {
     /// The group.
-    static let group = CommandGroup(name: "idb", summary: "list IndexedDB databases and dump their records",
-                                    commands: [list, dump])
+    static let group = CommandGroup(
+        name: "idb", summary: "list IndexedDB databases and dump their records",
+        commands: [list, dump])
 
     /// `wkstore idb list`.
     static let list = CommandSpec(
@@ -54,7 +55,9 @@ enum IndexedDBCommands {
         run: runDump)
 
     static func runList(_ invocation: Invocation) async throws {
-        let origin = try invocation.arguments.value("origin").map { text throws(CLIError) in try StorageCommands.parseOrigin(text) }
+        let origin = try invocation.arguments.value("origin").map { text throws(CLIError) in
+            try StorageCommands.parseOrigin(text)
+        }
         let store = try invocation.openStore(for: .read)
         let infos = try store.indexedDB.databases(origin: origin)
         var described: [(IDBDatabaseInfo, [StoreSummary])] = []
@@ -63,31 +66,45 @@ enum IndexedDBCommands {
         }
         let output = invocation.output
         if output.json {
-            output.write(.array(described.map { info, stores in
-                .object([
-                    ("origin", .string(info.origin.description)),
-                    ("site", .string(info.site)),
-                    ("name", .string(info.name)),
-                    ("version", .int(Int64(info.version))),
-                    ("size", .int(info.size)),
-                    ("modified", .date(info.modified)),
-                    ("stores", .array(stores.map { summary in
+            output.write(
+                .array(
+                    described.map { info, stores in
                         .object([
-                            ("name", .string(summary.name)),
-                            ("records", .int(Int64(summary.records))),
-                            ("keyPath", summary.keyPath.map(keyPathJSON) ?? .null),
-                            ("autoIncrement", .bool(summary.autoIncrement)),
-                            ("indexes", .array(summary.indexes.map(JSONValue.string))),
+                            ("origin", .string(info.origin.description)),
+                            ("site", .string(info.site)),
+                            ("name", .string(info.name)),
+                            ("version", .int(Int64(info.version))),
+                            ("size", .int(info.size)),
+                            ("modified", .date(info.modified)),
+                            (
+                                "stores",
+                                .array(
+                                    stores.map { summary in
+                                        .object([
+                                            ("name", .string(summary.name)),
+                                            ("records", .int(Int64(summary.records))),
+                                            ("keyPath", summary.keyPath.map(keyPathJSON) ?? .null),
+                                            ("autoIncrement", .bool(summary.autoIncrement)),
+                                            ("indexes", .array(summary.indexes.map(JSONValue.string))),
+                                        ])
+                                    })
+                            ),
                         ])
-                    })),
-                ])
-            }))
+                    }))
         } else {
-            output.lines(Format.table(described.map { info, stores in
-                let storeText = stores.isEmpty ? "no object stores"
-                    : stores.map { "\($0.name) (\(Format.count($0.records, "record")))" }.joined(separator: ", ")
-                return [info.origin.description, info.name, "version \(info.version)", Format.bytes(info.size), storeText]
-            }))
+            output.lines(
+                Format.table(
+                    described.map { info, stores in
+                        let storeText =
+                            stores.isEmpty
+                            ? "no object stores"
+                            : stores.map { "\($0.name) (\(Format.count($0.records, "record")))" }.joined(
+                                separator: ", ")
+                        return [
+                            info.origin.description, info.name, "version \(info.version)", Format.bytes(info.size),
+                            storeText,
+                        ]
+                    }))
         }
     }
 
@@ -103,7 +120,9 @@ enum IndexedDBCommands {
         var chosen = names
         if let only = invocation.arguments.value("object-store") {
             guard names.contains(only) else {
-                throw CLIError.failure("the database '\(name)' of \(origin) has no object store '\(only)'; stores: \(names.joined(separator: ", "))")
+                throw CLIError.failure(
+                    "the database '\(name)' of \(origin) has no object store '\(only)'; stores: \(names.joined(separator: ", "))"
+                )
             }
             chosen = [only]
         }
@@ -113,8 +132,11 @@ enum IndexedDBCommands {
             for storeName in chosen {
                 guard let cursor = try tx.objectStore(storeName).openCursor() else { continue }
                 repeat {
-                    output.writeLine(.object([("store", .string(storeName)), ("key", json(cursor.primaryKey.value)),
-                                              ("value", json(cursor.value))]))
+                    output.writeLine(
+                        .object([
+                            ("store", .string(storeName)), ("key", json(cursor.primaryKey.value)),
+                            ("value", json(cursor.value)),
+                        ]))
                 } while try cursor.continue()
             }
         }
@@ -136,8 +158,9 @@ enum IndexedDBCommands {
         return try database.transaction(names) { tx in
             try names.map { name in
                 let store = try tx.objectStore(name)
-                return StoreSummary(name: name, records: try store.count(), keyPath: store.keyPath,
-                                    autoIncrement: store.autoIncrement, indexes: store.indexNames)
+                return StoreSummary(
+                    name: name, records: try store.count(), keyPath: store.keyPath,
+                    autoIncrement: store.autoIncrement, indexes: store.indexNames)
             }
         }
     }
@@ -175,21 +198,28 @@ enum IndexedDBCommands {
         case .bool(let flag): return .bool(flag)
         case .number(let number):
             if number.isFinite && !(number == 0 && number.sign == .minus) { return .number(number) }
-            return tagged("$number", .string(number.isNaN ? "NaN" : number.isInfinite ? (number < 0 ? "-Infinity" : "Infinity") : "-0"))
+            return tagged(
+                "$number",
+                .string(number.isNaN ? "NaN" : number.isInfinite ? (number < 0 ? "-Infinity" : "Infinity") : "-0"))
         case .bigInt(let digits): return tagged("$bigint", .string(digits))
         case .string(let text): return .string(text)
         case .date(let date):
-            return tagged("$date", date.timeIntervalSinceReferenceDate.isNaN ? .null : .string(javaScriptISOString(date)))
+            return tagged(
+                "$date", date.timeIntervalSinceReferenceDate.isNaN ? .null : .string(javaScriptISOString(date)))
         case .binary(let data, let kind):
-            return tagged("$binary", .object([("kind", .string(kind.rawValue)), ("base64", .string(data.base64EncodedString()))]))
+            return tagged(
+                "$binary", .object([("kind", .string(kind.rawValue)), ("base64", .string(data.base64EncodedString()))]))
         case .regExp(let pattern, let flags):
             return tagged("$regexp", .object([("pattern", .string(pattern)), ("flags", .string(flags))]))
         case .error(let name, let message, let stack):
-            return tagged("$error", .object([("name", .string(name)), ("message", .string(message)), ("stack", .string(stack))]))
+            return tagged(
+                "$error", .object([("name", .string(name)), ("message", .string(message)), ("stack", .string(stack))]))
         case .array(let elements): return .array(elements.map(json))
         case .object(let object):
             let plain = JSONValue.object(object.properties.map { ($0.name, json($0.value)) })
-            if object.count == 1, let only = object.properties.first, only.name.hasPrefix("$") { return tagged("$object", plain) }
+            if object.count == 1, let only = object.properties.first, only.name.hasPrefix("$") {
+                return tagged("$object", plain)
+            }
             return plain
         }
     }

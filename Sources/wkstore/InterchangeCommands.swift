@@ -30,7 +30,9 @@ enum InterchangeCommands {
             """,
         options: [
             .value("format", "FORMAT", "netscape or storage-state (default: detected)"),
-            .value("session-storage", "NAMESPACE", "not available in the command line: sessionStorage lives in the memory of the process using it"),
+            .value(
+                "session-storage", "NAMESPACE",
+                "not available in the command line: sessionStorage lives in the memory of the process using it"),
         ],
         positionalCount: 1...1, positionalName: "a file (or - for standard input)",
         run: runImport)
@@ -59,7 +61,9 @@ enum InterchangeCommands {
             .value("format", "FORMAT", "netscape (default) or storage-state"),
             .value("site", "SITE", repeatable: true, "only this site's data (display name); may be repeated"),
             .flag("indexeddb", "storage-state only: include each origin's IndexedDB databases"),
-            .value("session-storage", "NAMESPACE", "not available in the command line: sessionStorage lives in the memory of the process using it"),
+            .value(
+                "session-storage", "NAMESPACE",
+                "not available in the command line: sessionStorage lives in the memory of the process using it"),
             OptionSpec.value("output", "FILE", "write to FILE instead of standard output").alias("o"),
         ],
         positionalCount: 0...0, positionalName: "no arguments",
@@ -151,12 +155,14 @@ enum InterchangeCommands {
         var parts: [String] = []
         if summary.localStorageItems > 0 { parts.append(Format.count(summary.localStorageItems, "localStorage item")) }
         if summary.indexedDBDatabases > 0 {
-            parts.append(Format.count(summary.indexedDBDatabases, "IndexedDB database") + " with "
-                         + Format.count(summary.indexedDBRecords, "record"))
+            parts.append(
+                Format.count(summary.indexedDBDatabases, "IndexedDB database") + " with "
+                    + Format.count(summary.indexedDBRecords, "record"))
         }
         if summary.ignoredSessionStorageItems > 0 {
-            parts.append("left out " + Format.count(summary.ignoredSessionStorageItems, "sessionStorage item")
-                         + " (sessionStorage lives in the memory of the program using it; import it with the library)")
+            parts.append(
+                "left out " + Format.count(summary.ignoredSessionStorageItems, "sessionStorage item")
+                    + " (sessionStorage lives in the memory of the program using it; import it with the library)")
         }
         if !parts.isEmpty { text += ": " + parts.joined(separator: ", ") }
         return text
@@ -168,7 +174,9 @@ enum InterchangeCommands {
         let format = try formatOption(arguments.value("format")) ?? .netscape
         let sites = try ClearCommand.siteFilter(arguments.all("site"))
         let includeIndexedDB = arguments.has("indexeddb")
-        if includeIndexedDB && format != .storageState { throw CLIError.usage("--indexeddb needs --format storage-state") }
+        if includeIndexedDB && format != .storageState {
+            throw CLIError.usage("--indexeddb needs --format storage-state")
+        }
         let destination = arguments.value("output").flatMap { $0 == "-" ? nil : $0 }
         let output = invocation.output
         if output.json && destination == nil {
@@ -178,26 +186,29 @@ enum InterchangeCommands {
         if format == .storageState {
             let summary: StorageStateExportSummary
             if let destination {
-                summary = try StorageStateInterchange.exportStorageState(from: store, sites: sites, includeIndexedDB: includeIndexedDB,
-                                                                         to: URL(fileURLWithPath: destination))
+                summary = try StorageStateInterchange.exportStorageState(
+                    from: store, sites: sites, includeIndexedDB: includeIndexedDB,
+                    to: URL(fileURLWithPath: destination))
             } else {
                 Output.flush()
-                summary = try StorageStateInterchange.exportStorageState(from: store, sites: sites, includeIndexedDB: includeIndexedDB,
-                                                                         to: FileHandle.standardOutput, named: "-")
+                summary = try StorageStateInterchange.exportStorageState(
+                    from: store, sites: sites, includeIndexedDB: includeIndexedDB,
+                    to: FileHandle.standardOutput, named: "-")
             }
             guard let destination else { return }
             if output.json {
-                output.write(.object([
-                    ("file", .string(destination)),
-                    ("format", .string(format.rawValue)),
-                    ("written", .int(Int64(summary.cookies))),
-                    ("skipped", .array([])),
-                    ("origins", .int(Int64(summary.origins))),
-                    ("localStorageItems", .int(Int64(summary.localStorageItems))),
-                    ("indexedDBDatabases", .int(Int64(summary.indexedDBDatabases))),
-                    ("indexedDBRecords", .int(Int64(summary.indexedDBRecords))),
-                    ("message", .string(summary.description)),
-                ]))
+                output.write(
+                    .object([
+                        ("file", .string(destination)),
+                        ("format", .string(format.rawValue)),
+                        ("written", .int(Int64(summary.cookies))),
+                        ("skipped", .array([])),
+                        ("origins", .int(Int64(summary.origins))),
+                        ("localStorageItems", .int(Int64(summary.localStorageItems))),
+                        ("indexedDBDatabases", .int(Int64(summary.indexedDBDatabases))),
+                        ("indexedDBRecords", .int(Int64(summary.indexedDBRecords))),
+                        ("message", .string(summary.description)),
+                    ]))
             } else {
                 output.line(summary.description + " to " + destination)
             }
@@ -206,47 +217,64 @@ enum InterchangeCommands {
         let siteList = sites.map { $0.sorted() }
         let summary: CookieExportSummary
         if let destination {
-            summary = try CookieInterchange.exportCookies(from: store.httpCookieStore, sites: siteList, format: format,
-                                                          to: URL(fileURLWithPath: destination))
+            summary = try CookieInterchange.exportCookies(
+                from: store.httpCookieStore, sites: siteList, format: format,
+                to: URL(fileURLWithPath: destination))
         } else {
             Output.flush()
-            summary = try CookieInterchange.exportCookies(from: store.httpCookieStore, sites: siteList, format: format,
-                                                          to: FileHandle.standardOutput, named: "-")
+            summary = try CookieInterchange.exportCookies(
+                from: store.httpCookieStore, sites: siteList, format: format,
+                to: FileHandle.standardOutput, named: "-")
         }
         for skip in summary.skipped { Output.message(skipMessage(skip)) }
         guard let destination else { return }
         if output.json {
-            output.write(.object([
-                ("file", .string(destination)),
-                ("format", .string(format.rawValue)),
-                ("written", .int(Int64(summary.written))),
-                ("skipped", .array(summary.skipped.map { skip in
-                    .object([("name", .string(skip.cookie.name)), ("domain", .string(DataFormat.playwrightDomain(skip.cookie))),
-                             ("path", .string(skip.cookie.path)), ("reason", .string(skip.reason.rawValue))])
-                })),
-                ("message", .string(summary.description)),
-            ]))
+            output.write(
+                .object([
+                    ("file", .string(destination)),
+                    ("format", .string(format.rawValue)),
+                    ("written", .int(Int64(summary.written))),
+                    (
+                        "skipped",
+                        .array(
+                            summary.skipped.map { skip in
+                                .object([
+                                    ("name", .string(skip.cookie.name)),
+                                    ("domain", .string(DataFormat.playwrightDomain(skip.cookie))),
+                                    ("path", .string(skip.cookie.path)), ("reason", .string(skip.reason.rawValue)),
+                                ])
+                            })
+                    ),
+                    ("message", .string(summary.description)),
+                ]))
         } else {
             // `wrote 3 cookies to FILE; left out 1 partitioned (…)`.
             let written = "wrote " + Format.count(summary.written, "cookie")
             let text = summary.description
-            output.line(text.hasPrefix(written) ? written + " to " + destination + text.dropFirst(written.count)
-                                                : text + " to " + destination)
+            output.line(
+                text.hasPrefix(written)
+                    ? written + " to " + destination + text.dropFirst(written.count)
+                    : text + " to " + destination)
         }
     }
 
     /// `left out cookie 'chip' (.example.org/): partitioned, which cookies.txt cannot hold`.
     static func skipMessage(_ skip: CookieExportSkip) -> String {
-        let why = skip.reason == .partitioned ? "partitioned, which the format cannot hold (use --format storage-state)"
-                                              : "a tab or line break, which the format cannot hold"
-        return "left out cookie '\(skip.cookie.name)' (\(DataFormat.playwrightDomain(skip.cookie))\(skip.cookie.path)): \(why)"
+        let why =
+            skip.reason == .partitioned
+            ? "partitioned, which the format cannot hold (use --format storage-state)"
+            : "a tab or line break, which the format cannot hold"
+        return
+            "left out cookie '\(skip.cookie.name)' (\(DataFormat.playwrightDomain(skip.cookie))\(skip.cookie.path)): \(why)"
     }
 
     /// `--format`, or `nil` when not given.
     static func formatOption(_ text: String?) throws(CLIError) -> CookieFileFormat? {
         guard let text else { return nil }
         guard let format = CookieFileFormat(rawValue: text) else {
-            throw .usage("unknown --format '\(text)'; formats: \(CookieFileFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw .usage(
+                "unknown --format '\(text)'; formats: \(CookieFileFormat.allCases.map(\.rawValue).joined(separator: ", "))"
+            )
         }
         return format
     }
@@ -254,9 +282,12 @@ enum InterchangeCommands {
     /// Copies standard input to a new owner-only temporary file, so that the import that reads
     /// it holds the store's write lock only as long as reading a file takes.
     static func spoolStandardInput() throws -> URL {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-import-\(UUID().uuidString.lowercased())")
-        guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw CLIError.failure("cannot create a temporary file in \(FileManager.default.temporaryDirectory.path) for standard input")
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "wkstore-import-\(UUID().uuidString.lowercased())")
+        guard FileManager.default.createFile(atPath: file.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
+            throw CLIError.failure(
+                "cannot create a temporary file in \(FileManager.default.temporaryDirectory.path) for standard input")
         }
         do {
             let handle = try FileHandle(forWritingTo: file)
@@ -266,7 +297,8 @@ enum InterchangeCommands {
             }
         } catch {
             try? FileManager.default.removeItem(at: file)
-            throw CLIError.failure("cannot copy standard input to \(file.path): \((error as NSError).localizedDescription)")
+            throw CLIError.failure(
+                "cannot copy standard input to \(file.path): \((error as NSError).localizedDescription)")
         }
         return file
     }

@@ -117,7 +117,10 @@ enum JSONValue: Sendable {
         case .double(let value): text += value.isFinite ? "\(value)" : "null"
         case .string(let value): Self.quote(value, into: &text)
         case .array(let items):
-            if items.isEmpty { text += "[]"; return }
+            if items.isEmpty {
+                text += "[]"
+                return
+            }
             text += "[\n"
             for (offset, item) in items.enumerated() {
                 text += String(repeating: " ", count: indent + 2)
@@ -126,7 +129,10 @@ enum JSONValue: Sendable {
             }
             text += String(repeating: " ", count: indent) + "]"
         case .object(let members):
-            if members.isEmpty { text += "{}"; return }
+            if members.isEmpty {
+                text += "{}"
+                return
+            }
             text += "{\n"
             for (offset, (key, value)) in members.enumerated() {
                 text += String(repeating: " ", count: indent + 2)
@@ -193,7 +199,9 @@ enum Format {
         return rows.map { row in
             var line = ""
             for (i, cell) in row.enumerated() {
-                if i == row.count - 1 { line += cell } else {
+                if i == row.count - 1 {
+                    line += cell
+                } else {
                     line += cell + String(repeating: " ", count: widths[i] - cell.count + 2)
                 }
             }

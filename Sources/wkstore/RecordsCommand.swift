@@ -25,9 +25,10 @@ enum RecordsCommand {
         run: run)
 
     static func run(_ invocation: Invocation) async throws {
-        let types = try invocation.arguments.value("types").map { text throws(WebsiteDataTypeError) in
-            try WebsiteDataType.parseList(text)
-        } ?? WebsiteDataType.all
+        let types =
+            try invocation.arguments.value("types").map { text throws(WebsiteDataTypeError) in
+                try WebsiteDataType.parseList(text)
+            } ?? WebsiteDataType.all
         let store = try invocation.openStore(for: .read)
         var records = try await store.dataRecords(ofTypes: types)
         let bySize = invocation.arguments.has("sizes")
@@ -54,11 +55,14 @@ enum RecordsCommand {
         let largest = records.map(\.totalSize).max() ?? 0
         let sizes = records.map { Format.bytes($0.totalSize) }
         let width = sizes.map(\.count).max() ?? 0
-        return Format.table(zip(records, sizes).map { record, size in
-            [record.displayName,
-             String(repeating: " ", count: width - size.count) + size,
-             Format.bar(largest > 0 ? Double(record.totalSize) / Double(largest) : 0),
-             DataFormat.typeNames(record.dataTypes).joined(separator: ", ")]
-        })
+        return Format.table(
+            zip(records, sizes).map { record, size in
+                [
+                    record.displayName,
+                    String(repeating: " ", count: width - size.count) + size,
+                    Format.bar(largest > 0 ? Double(record.totalSize) / Double(largest) : 0),
+                    DataFormat.typeNames(record.dataTypes).joined(separator: ", "),
+                ]
+            })
     }
 }

@@ -17,7 +17,8 @@ enum SetCookieLines {
             guard let colon = line.firstIndex(of: UInt8(ascii: ":")) else { continue }
             let field = line[line.startIndex..<colon]
             guard field.count == name.count,
-                  zip(field, name).allSatisfy({ lowercased($0) == $1 }) else { continue }
+                zip(field, name).allSatisfy({ lowercased($0) == $1 })
+            else { continue }
             let value = line[line.index(after: colon)...].drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
             values.append(decode(Array(value)))
         }

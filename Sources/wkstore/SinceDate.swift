@@ -10,7 +10,8 @@ import Foundation
 /// - a Unix timestamp: digits only (`1767225600`). ISO dates need their dashes: `20261101` is a timestamp.
 enum SinceDate {
     /// The forms, for the message of a `WHEN` that is none of them.
-    static let acceptedForms = "an ISO 8601 date (2026-11-01, local midnight) or date-time (2026-11-01T08:00, "
+    static let acceptedForms =
+        "an ISO 8601 date (2026-11-01, local midnight) or date-time (2026-11-01T08:00, "
         + "2026-11-01T08:00:30, local time unless it ends in Z or an offset such as +02:00), a duration back "
         + "from now (90s, 15m, 2h, 7d) or a Unix timestamp (digits only, such as 1767225600)"
 
@@ -52,17 +53,21 @@ enum SinceDate {
     private static func parseISO8601(_ bytes: [UInt8], timeZone: TimeZone) -> Date? {
         var scanner = Scanner(bytes: bytes)
         guard let year = scanner.number(digits: 4), scanner.take("-"),
-              let month = scanner.number(digits: 2), scanner.take("-"),
-              let day = scanner.number(digits: 2) else { return nil }
-        guard year >= 1, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day) else { return nil }
+            let month = scanner.number(digits: 2), scanner.take("-"),
+            let day = scanner.number(digits: 2)
+        else { return nil }
+        guard year >= 1, (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day) else {
+            return nil
+        }
         var components = DateComponents(year: year, month: month, day: day, hour: 0, minute: 0, second: 0)
         var fraction = 0.0
         var zone = timeZone
         if !scanner.atEnd {
             guard scanner.take("T") || scanner.take("t") || scanner.take(" "),
-                  let hour = scanner.number(digits: 2), scanner.take(":"),
-                  let minute = scanner.number(digits: 2),
-                  (0...23).contains(hour), (0...59).contains(minute) else { return nil }
+                let hour = scanner.number(digits: 2), scanner.take(":"),
+                let minute = scanner.number(digits: 2),
+                (0...23).contains(hour), (0...59).contains(minute)
+            else { return nil }
             components.hour = hour
             components.minute = minute
             if scanner.take(":") {

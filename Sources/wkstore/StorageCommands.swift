@@ -8,8 +8,9 @@ import WebsiteData
 /// ever see an empty one and whatever it set would be gone when it exits.
 enum StorageCommands {
     /// The group.
-    static let group = CommandGroup(name: "storage", summary: "read and change an origin's localStorage",
-                                    commands: [list, get, set, remove])
+    static let group = CommandGroup(
+        name: "storage", summary: "read and change an origin's localStorage",
+        commands: [list, get, set, remove])
 
     /// Help shared by the commands: origins, and why sessionStorage is not here.
     static let originHelp = """
@@ -23,7 +24,8 @@ enum StorageCommands {
         processes holding the store open.
         """
 
-    static let sessionOption = OptionSpec.value("session", "NAMESPACE", "not available: sessionStorage lives in the memory of the process using it (see below)")
+    static let sessionOption = OptionSpec.value(
+        "session", "NAMESPACE", "not available: sessionStorage lives in the memory of the process using it (see below)")
 
     /// `wkstore storage list`.
     static let list = CommandSpec(
@@ -102,24 +104,34 @@ enum StorageCommands {
                 (origin, try store.localStorage.length(origin: origin), try store.localStorage.usage(origin: origin))
             }
             if output.json {
-                output.write(.array(summaries.map { origin, count, bytes in
-                    .object([("origin", .string(origin.description)), ("site", .string(origin.site)),
-                             ("items", .int(Int64(count))), ("bytes", .int(bytes))])
-                }))
+                output.write(
+                    .array(
+                        summaries.map { origin, count, bytes in
+                            .object([
+                                ("origin", .string(origin.description)), ("site", .string(origin.site)),
+                                ("items", .int(Int64(count))), ("bytes", .int(bytes)),
+                            ])
+                        }))
             } else {
-                output.lines(Format.table(summaries.map { origin, count, bytes in
-                    [origin.description, Format.count(count, "item"), Format.bytes(bytes)]
-                }))
+                output.lines(
+                    Format.table(
+                        summaries.map { origin, count, bytes in
+                            [origin.description, Format.count(count, "item"), Format.bytes(bytes)]
+                        }))
             }
             return
         }
         let origin = try parseOrigin(text)
         let items = try store.localStorage.items(origin: origin)
         if output.json {
-            output.write(.array(items.map { item in
-                .object([("key", .string(item.key)), ("value", .string(item.value)), ("size", .int(item.size)),
-                         ("modified", .date(item.modified))])
-            }))
+            output.write(
+                .array(
+                    items.map { item in
+                        .object([
+                            ("key", .string(item.key)), ("value", .string(item.value)), ("size", .int(item.size)),
+                            ("modified", .date(item.modified)),
+                        ])
+                    }))
         } else {
             output.lines(Format.table(items.map { [escaped($0.key), escaped($0.value)] }))
         }
@@ -132,7 +144,8 @@ enum StorageCommands {
         let value = try invocation.openStore(for: .read).localStorage.getItem(key, origin: origin)
         let output = invocation.output
         if output.json {
-            output.write(.object([("origin", .string(origin.description)), ("key", .string(key)), ("value", .optional(value))]))
+            output.write(
+                .object([("origin", .string(origin.description)), ("key", .string(key)), ("value", .optional(value))]))
         } else if let value {
             output.line(value)
         }
@@ -149,8 +162,11 @@ enum StorageCommands {
         let usage = try store.localStorage.usage(origin: origin)
         let output = invocation.output
         if output.json {
-            output.write(.object([("origin", .string(origin.description)), ("key", .string(key)), ("value", .string(value)),
-                                  ("usage", .int(usage))]))
+            output.write(
+                .object([
+                    ("origin", .string(origin.description)), ("key", .string(key)), ("value", .string(value)),
+                    ("usage", .int(usage)),
+                ]))
         } else {
             output.line("set \(escaped(key)) for \(origin) (\(Format.bytes(usage)) in use)")
         }
@@ -165,7 +181,8 @@ enum StorageCommands {
         if existed { try store.localStorage.removeItem(key, origin: origin) }
         let output = invocation.output
         if output.json {
-            output.write(.object([("origin", .string(origin.description)), ("key", .string(key)), ("removed", .bool(existed))]))
+            output.write(
+                .object([("origin", .string(origin.description)), ("key", .string(key)), ("removed", .bool(existed))]))
         } else {
             output.line(existed ? "removed \(escaped(key)) from \(origin)" : "no key \(escaped(key)) in \(origin)")
         }
@@ -183,7 +200,8 @@ enum StorageCommands {
     /// `--session` is refused, saying why.
     static func refuseSession(_ invocation: Invocation) throws(CLIError) {
         guard invocation.arguments.value("session") != nil else { return }
-        throw .usage("""
+        throw .usage(
+            """
             --session is not available in the command line: sessionStorage lives in the memory of the \
             process that uses it and ends with it, so a command could only see an empty namespace; \
             use the library (store.sessionStorage), see 'wkstore storage list --help'

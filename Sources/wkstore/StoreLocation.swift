@@ -21,7 +21,8 @@ enum StoreLocation: Sendable {
     /// The location the global options and the environment name.
     ///
     /// - Throws: `CLIError.usage` when both `--store` and `--identifier` are given, or either is malformed.
-    init(_ options: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIError) {
+    init(_ options: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIError)
+    {
         switch (options.store, options.identifier) {
         case (.some, .some):
             throw .usage("give --store or --identifier, not both")
@@ -30,7 +31,8 @@ enum StoreLocation: Sendable {
             self = .directory(URL(fileURLWithPath: path, isDirectory: true))
         case (nil, .some(let text)):
             guard let uuid = UUID(uuidString: text) else {
-                throw .usage("'\(text)' is not a store identifier: give a UUID such as 4F0B5D0E-7C3A-4B8E-9A51-2D6C1E8F0A37")
+                throw .usage(
+                    "'\(text)' is not a store identifier: give a UUID such as 4F0B5D0E-7C3A-4B8E-9A51-2D6C1E8F0A37")
             }
             self = .identifier(uuid)
         case (nil, nil):
@@ -46,7 +48,8 @@ enum StoreLocation: Sendable {
     func directory() throws -> URL {
         switch self {
         case .directory(let url): return url
-        case .identifier(let uuid): return try WebsiteDataStore.rootDirectory().appendingPathComponent(uuid.uuidString.lowercased())
+        case .identifier(let uuid):
+            return try WebsiteDataStore.rootDirectory().appendingPathComponent(uuid.uuidString.lowercased())
         case .default: return try WebsiteDataStore.rootDirectory().appendingPathComponent("default")
         }
     }
@@ -62,7 +65,9 @@ enum StoreLocation: Sendable {
         if access == .read {
             switch self {
             case .identifier(let uuid):
-                if !FileManager.default.fileExists(atPath: directory.path) { throw StoreError.noSuchStore(identifier: uuid) }
+                if !FileManager.default.fileExists(atPath: directory.path) {
+                    throw StoreError.noSuchStore(identifier: uuid)
+                }
             case .directory, .default:
                 if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("store.sqlite").path) {
                     return WebsiteDataStore.nonPersistent()
@@ -98,7 +103,9 @@ struct Invocation: Sendable {
     /// - Throws: `CLIError.usage` naming the option when it is missing.
     func required(_ name: String, _ why: String = "") throws(CLIError) -> String {
         guard let value = arguments.value(name) else {
-            throw .usage("'\(command.fullName)' needs --\(name)\(why.isEmpty ? "" : " " + why); see '\(command.fullName) --help'")
+            throw .usage(
+                "'\(command.fullName)' needs --\(name)\(why.isEmpty ? "" : " " + why); see '\(command.fullName) --help'"
+            )
         }
         return value
     }

@@ -4,8 +4,9 @@ import WebsiteData
 /// `wkstore stores …`: the stores made for identifiers.
 enum StoresCommands {
     /// The group.
-    static let group = CommandGroup(name: "stores", summary: "list and remove the stores made for identifiers",
-                                    commands: [list, remove])
+    static let group = CommandGroup(
+        name: "stores", summary: "list and remove the stores made for identifiers",
+        commands: [list, remove])
 
     /// `wkstore stores list`.
     static let list = CommandSpec(
@@ -58,7 +59,9 @@ enum StoresCommands {
     /// `stores` works on the stores under the root directory: `--store` and `--identifier` name one store, which makes no sense here.
     private static func refuseStoreOptions(_ invocation: Invocation) throws(CLIError) {
         if invocation.globals.store != nil || invocation.globals.identifier != nil {
-            throw .usage("'\(invocation.command.fullName)' works on the stores under $XDG_DATA_HOME/wkstore; --store and --identifier do not apply")
+            throw .usage(
+                "'\(invocation.command.fullName)' works on the stores under $XDG_DATA_HOME/wkstore; --store and --identifier do not apply"
+            )
         }
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 @testable import WebsiteDataHTTP
 
@@ -36,7 +37,9 @@ struct CacheFixture {
     }
 
     /// A client of `store` with the test hosts resolved to the server.
-    func client(_ store: WebsiteDataStore, _ configure: (inout HTTPClientConfiguration) -> Void = { _ in }) throws -> HTTPClient {
+    func client(_ store: WebsiteDataStore, _ configure: (inout HTTPClientConfiguration) -> Void = { _ in }) throws
+        -> HTTPClient
+    {
         var configuration = HTTPClientConfiguration(proxy: "", resolve: server.resolve(Fixture.hosts))
         configure(&configuration)
         return try HTTPClient(store: store, configuration: configuration)
@@ -62,14 +65,16 @@ struct CacheFixture {
     /// Rows of the disk cache whose URL names the resource `key`.
     func storedRows(_ key: String, in store: WebsiteDataStore) throws -> Int {
         try store.database.read { db in
-            try db.scalar("SELECT count(*) FROM http_cache WHERE url LIKE ? OR url LIKE ?",
-                          [.text("%/c?k=\(key)&%"), .text("%/c?k=\(key)")])?.int64 ?? -1
+            try db.scalar(
+                "SELECT count(*) FROM http_cache WHERE url LIKE ? OR url LIKE ?",
+                [.text("%/c?k=\(key)&%"), .text("%/c?k=\(key)")])?.int64 ?? -1
         }.asInt
     }
 
     /// The names of the files in the store's `cache/` folder.
     var cacheFiles: [String] {
-        ((try? FileManager.default.contentsOfDirectory(atPath: storeDirectory.appendingPathComponent("cache").path)) ?? []).sorted()
+        ((try? FileManager.default.contentsOfDirectory(atPath: storeDirectory.appendingPathComponent("cache").path))
+            ?? []).sorted()
     }
 }
 
@@ -338,7 +343,8 @@ struct CacheTests {
         #expect(saved.body.isEmpty)
         #expect(saved.bodyFile == download.destination)
         #expect(try Data(contentsOf: download.destination!) == expected)
-        let links = try FileManager.default.attributesOfItem(atPath: download.destination!.path)[.referenceCount] as? NSNumber
+        let links =
+            try FileManager.default.attributesOfItem(atPath: download.destination!.path)[.referenceCount] as? NSNumber
         #expect(links?.intValue == 2, "a hard link of the stored body")
         #expect(try await f.hits("large", using: client).count == 1)
 
@@ -439,7 +445,9 @@ struct CacheTests {
         }
         #expect(try await fetch(from: "https://news.example.net/").cacheOutcome == .miss)
         #expect(try await fetch(from: "https://shop.example.com/").cacheOutcome == .miss)
-        #expect(try await fetch(from: "https://www.example.net/other").cacheOutcome == .hit, "same site as news.example.net")
+        #expect(
+            try await fetch(from: "https://www.example.net/other").cacheOutcome == .hit, "same site as news.example.net"
+        )
         // A top-level navigation is partitioned by its own URL's site.
         #expect(try await client.send(HTTPRequest(url: url)).cacheOutcome == .miss)
         #expect(try await client.send(HTTPRequest(url: url)).cacheOutcome == .hit)
@@ -457,7 +465,9 @@ struct CacheTests {
         let post = try await client.send(HTTPRequest(url: url, method: "POST", body: Data("x".utf8)))
         #expect(post.cacheOutcome == nil)
         #expect(post.hops.map(\.cacheOutcome) == [nil])
-        #expect(try await client.send(HTTPRequest(url: url)).cacheOutcome == .miss, "the POST invalidated the stored response")
+        #expect(
+            try await client.send(HTTPRequest(url: url)).cacheOutcome == .miss,
+            "the POST invalidated the stored response")
         #expect(try await f.hits("post", using: client).map { $0["method"] as? String } == ["GET", "POST", "GET"])
     }
 
@@ -501,36 +511,40 @@ struct CacheTests {
 
         // --- as in Docs/http.md, "Caching" ---
         let store = try WebsiteDataStore(directory: storeDirectory)
-        let client = try HTTPClient(store: store, configuration: HTTPClientConfiguration(
-            proxy: "", resolve: f.server.resolve(["www.example.org"])))
+        let client = try HTTPClient(
+            store: store,
+            configuration: HTTPClientConfiguration(
+                proxy: "", resolve: f.server.resolve(["www.example.org"])))
 
         let styles = URL(string: "\(site)/c?k=styles&header=\(q("Cache-Control: max-age=600"))&etag=\(q("\"s1\""))")!
         let first = try await client.send(HTTPRequest(url: styles))
         let second = try await client.send(HTTPRequest(url: styles))
-        print(first.cacheOutcome!.rawValue, second.cacheOutcome!.rawValue)  // MISS HIT
+        print(first.cacheOutcome!.rawValue, second.cacheOutcome!.rawValue) // MISS HIT
 
         var revalidate = HTTPRequest(url: styles)
-        revalidate.cacheMode = .noCache  // Fetch's cache: "no-cache": ask the origin first
-        print(try await client.send(revalidate).cacheOutcome!.rawValue)  // REVALIDATED
+        revalidate.cacheMode = .noCache // Fetch's cache: "no-cache": ask the origin first
+        print(try await client.send(revalidate).cacheOutcome!.rawValue) // REVALIDATED
 
         var offline = HTTPRequest(url: URL(string: "\(site)/c?k=never-fetched")!)
         offline.cacheMode = .onlyIfCached
         do {
             _ = try await client.send(offline)
         } catch let error as HTTPClientError where error.kind == .notCached {
-            print(error.message)  // http://www.example.org:PORT/c?k=never-fetched is not in the cache (only-if-cached)
+            print(error.message) // http://www.example.org:PORT/c?k=never-fetched is not in the cache (only-if-cached)
         }
 
         let video = URL(string: "\(site)/c?k=video&n=50000000&header=\(q("Cache-Control: max-age=86400"))")!
         var download = HTTPRequest(url: video)
         download.destination = downloads.appendingPathComponent("video.bin")
-        let saved = try await client.send(download)  // streamed to disk, stored by hard link, moved to video.bin
-        print(saved.cacheOutcome!.rawValue, saved.bodyFile!.lastPathComponent)  // MISS video.bin
+        let saved = try await client.send(download) // streamed to disk, stored by hard link, moved to video.bin
+        print(saved.cacheOutcome!.rawValue, saved.bodyFile!.lastPathComponent) // MISS video.bin
         // --- end ---
 
         #expect(first.cacheOutcome == .miss)
         #expect(second.cacheOutcome == .hit)
-        #expect(try FileManager.default.attributesOfItem(atPath: download.destination!.path)[.size] as? NSNumber == 50_000_000)
+        #expect(
+            try FileManager.default.attributesOfItem(atPath: download.destination!.path)[.size] as? NSNumber
+                == 50_000_000)
         #expect(saved.cacheOutcome == .miss)
         #expect(try await f.hits("video", using: client).count == 1)
         #expect(try await f.hits("styles", using: client).count == 2)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+
 @testable import WebsiteDataHTTP
 
 /// `Clear-Site-Data` responses: honoured from secure origins (HTTPS and localhost) for the
@@ -10,10 +11,15 @@ struct ClearSiteDataTests {
     @Test func directivesMapToDataTypes() {
         #expect(ClearSiteData.dataTypes(forHeaderValues: ["\"cookies\""]) == [.cookies])
         #expect(ClearSiteData.dataTypes(forHeaderValues: ["\"cache\""]) == [.diskCache, .memoryCache])
-        #expect(ClearSiteData.dataTypes(forHeaderValues: ["\"storage\""]) ==
-                [.localStorage, .sessionStorage, .indexedDBDatabases, .webSQLDatabases, .offlineWebApplicationCache])
+        #expect(
+            ClearSiteData.dataTypes(forHeaderValues: ["\"storage\""]) == [
+                .localStorage, .sessionStorage, .indexedDBDatabases, .webSQLDatabases, .offlineWebApplicationCache,
+            ])
         #expect(ClearSiteData.dataTypes(forHeaderValues: ["\"*\""]) == WebsiteDataType.all)
-        #expect(ClearSiteData.dataTypes(forHeaderValues: [" \"cache\" ,\"cookies\"", "\"executionContexts\""]) == [.diskCache, .memoryCache, .cookies])
+        #expect(
+            ClearSiteData.dataTypes(forHeaderValues: [" \"cache\" ,\"cookies\"", "\"executionContexts\""]) == [
+                .diskCache, .memoryCache, .cookies,
+            ])
         // Unquoted, unknown or differently cased entries are ignored.
         #expect(ClearSiteData.dataTypes(forHeaderValues: ["cookies", "\"Cookies\"", "\"everything\"", ""]).isEmpty)
     }
@@ -36,7 +42,8 @@ struct ClearSiteDataTests {
         let f = try TLSFixture()
         let client = try f.client()
         try Self.seed(f.store)
-        let response = try await client.send(HTTPRequest(url: URL(string: "\(f.secure("secure.example.org"))/r?csd=\(q("\"cookies\""))")!))
+        let response = try await client.send(
+            HTTPRequest(url: URL(string: "\(f.secure("secure.example.org"))/r?csd=\(q("\"cookies\""))")!))
         #expect(response.status == 200)
         #expect(try Echo(response).cookieNames == ["host", "wide"], "the request itself still carried them")
         #expect(try Self.names(f.store) == ["other", "local"])
@@ -47,10 +54,12 @@ struct ClearSiteDataTests {
         let client = try f.client()
         try Self.seed(f.store)
         for value in ["\"storage\"", "\"cache\", \"executionContexts\"", "cookies", "\"unknown\""] {
-            _ = try await client.send(HTTPRequest(url: URL(string: "\(f.secure("secure.example.org"))/r?csd=\(q(value))")!))
+            _ = try await client.send(
+                HTTPRequest(url: URL(string: "\(f.secure("secure.example.org"))/r?csd=\(q(value))")!))
             #expect(try Self.names(f.store) == ["host", "www", "wide", "other", "local"], "\(value)")
         }
-        _ = try await client.send(HTTPRequest(url: URL(string: "\(f.secure("secure.example.org"))/r?csd=\(q("\"storage\", \"*\""))")!))
+        _ = try await client.send(
+            HTTPRequest(url: URL(string: "\(f.secure("secure.example.org"))/r?csd=\(q("\"storage\", \"*\""))")!))
         #expect(try Self.names(f.store) == ["other", "local"])
     }
 
@@ -62,7 +71,8 @@ struct ClearSiteDataTests {
         // a response's cookies, then Clear Site Data runs on the response).
         let base = "\(f.secure("secure.example.org"))/r?"
         _ = try await client.send(HTTPRequest(url: URL(string: base + "set=new1%3D1&csd=\(q("\"cookies\""))")!))
-        _ = try await client.send(HTTPRequest(url: URL(string: base + "csd=\(q("\"cookies\""))&header=\(q("Set-Cookie: new2=1"))")!))
+        _ = try await client.send(
+            HTTPRequest(url: URL(string: base + "csd=\(q("\"cookies\""))&header=\(q("Set-Cookie: new2=1"))")!))
         #expect(try Self.names(f.store) == ["other", "local"])
         // The next response's cookies are kept.
         _ = try await client.send(HTTPRequest(url: URL(string: base + "set=after%3D1")!))
@@ -87,14 +97,16 @@ struct ClearSiteDataTests {
         try Self.seed(f.store)
         // plain.example.org resolves to 127.0.0.1 but is not a secure origin.
         _ = try await client.send(HTTPRequest(url: URL(string: "\(f.plain("plain.example.org"))/r?csd=\(q("\"*\""))")!))
-        _ = try await client.send(HTTPRequest(url: URL(string: "\(f.plain("secure.example.org"))/r?csd=\(q("\"cookies\""))")!))
+        _ = try await client.send(
+            HTTPRequest(url: URL(string: "\(f.plain("secure.example.org"))/r?csd=\(q("\"cookies\""))")!))
         #expect(try Self.names(f.store) == ["host", "www", "wide", "other", "local"])
         // localhost counts as secure.
         _ = try await client.send(HTTPRequest(url: URL(string: "\(f.plain("localhost"))/r?csd=\(q("\"cookies\""))")!))
         #expect(try Self.names(f.store) == ["host", "www", "wide", "other"])
         // And the client can be told to ignore the header altogether.
         let ignoring = try f.client { $0.honorsClearSiteData = false }
-        _ = try await ignoring.send(HTTPRequest(url: URL(string: "\(f.secure("secure.example.org"))/r?csd=\(q("\"*\""))")!))
+        _ = try await ignoring.send(
+            HTTPRequest(url: URL(string: "\(f.secure("secure.example.org"))/r?csd=\(q("\"*\""))")!))
         #expect(try Self.names(f.store) == ["host", "www", "wide", "other"])
     }
 }

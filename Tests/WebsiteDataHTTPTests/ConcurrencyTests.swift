@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+
 @testable import WebsiteDataHTTP
 
 /// The names of cookies whose responses were fully handled.
@@ -20,7 +21,8 @@ struct ConcurrencyTests {
             for i in 0..<count {
                 group.addTask { [base = f.base] in
                     let before = committed.names.withLock { $0 }
-                    let response = try await client.send(HTTPRequest(url: URL(string: "\(base)/r?set=\(q("c\(i)=\(i)"))")!))
+                    let response = try await client.send(
+                        HTTPRequest(url: URL(string: "\(base)/r?set=\(q("c\(i)=\(i)"))")!))
                     let carried = try Echo(response).cookieNames
                     committed.names.withLock { _ = $0.insert("c\(i)") }
                     return (i, before, carried)

@@ -1,5 +1,6 @@
-import Testing
 import CCurl
+import Testing
+
 @testable import WebsiteDataHTTP
 
 @Test func curlErrorCarriesLibcurlMessage() {

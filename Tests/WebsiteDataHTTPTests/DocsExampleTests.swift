@@ -14,33 +14,37 @@ struct DocsExampleTests {
 
         // --- as in Docs/http.md ---
         let store = try WebsiteDataStore(directory: storeDirectory)
-        let client = try HTTPClient(store: store, configuration: HTTPClientConfiguration(
-            connectTimeout: 10, timeout: 60, proxy: "", userAgent: "my-crawler/1.0",
-            acceptsCompressedResponses: true, resolve: f.server.resolve(["www.example.org", "cdn.example.net"])))
+        let client = try HTTPClient(
+            store: store,
+            configuration: HTTPClientConfiguration(
+                connectTimeout: 10, timeout: 60, proxy: "", userAgent: "my-crawler/1.0",
+                acceptsCompressedResponses: true, resolve: f.server.resolve(["www.example.org", "cdn.example.net"])))
 
         // A top-level navigation: every hop reads and writes the store.
         let login = "\(site)/r?status=302&set=\(q("session=abc; HttpOnly"))&location=\(q("/r?welcome"))"
         let page = try await client.get(URL(string: login)!)
-        print(page.status, page.url, page.hops.map(\.status))  // 200 http://www.example.org:PORT/r?welcome [302, 200]
+        print(page.status, page.url, page.hops.map(\.status)) // 200 http://www.example.org:PORT/r?welcome [302, 200]
 
         // A form POST, with header fields and a body.
-        let post = HTTPRequest(url: URL(string: "\(site)/r")!, method: "POST",
-                               headers: [HTTPHeaderField("Content-Type", "application/x-www-form-urlencoded")],
-                               body: Data("user=alice&remember=1".utf8))
+        let post = HTTPRequest(
+            url: URL(string: "\(site)/r")!, method: "POST",
+            headers: [HTTPHeaderField("Content-Type", "application/x-www-form-urlencoded")],
+            body: Data("user=alice&remember=1".utf8))
         let posted = try await client.send(post)
         print(posted.status, posted.value(forHeader: "Content-Type") ?? "")
 
         // A subresource of a page of another site: SameSite rules apply.
-        let image = HTTPRequest(url: URL(string: "\(site)/r?image")!,
-                                topLevelSite: URL(string: "https://news.example.net/")!)
+        let image = HTTPRequest(
+            url: URL(string: "\(site)/r?image")!,
+            topLevelSite: URL(string: "https://news.example.net/")!)
         let fromOtherSite = try await client.send(image)
 
         // A large body straight to a file, with progress.
         var download = HTTPRequest(url: URL(string: "\(site)/bytes?n=1000000")!)
         download.destination = downloads.appendingPathComponent("big.bin")
-        download.progress = { progress in _ = progress.received }  // called on the transfer thread
+        download.progress = { progress in _ = progress.received } // called on the transfer thread
         let saved = try await client.send(download)
-        print(saved.bodyFile?.path ?? "", saved.body.count)  // …/big.bin 0
+        print(saved.bodyFile?.path ?? "", saved.body.count) // …/big.bin 0
         // --- end ---
 
         #expect(page.status == 200)
@@ -48,7 +52,8 @@ struct DocsExampleTests {
         #expect(try Echo(page).cookie == "session=abc")
         #expect(try Echo(posted).cookie == "session=abc")
         #expect(try Echo(posted).body == "user=alice&remember=1")
-        #expect(try Echo(fromOtherSite).cookie == nil, "session is SameSite-default (Lax): not on a cross-site subresource")
+        #expect(
+            try Echo(fromOtherSite).cookie == nil, "session is SameSite-default (Lax): not on a cross-site subresource")
         #expect(try Data(contentsOf: downloads.appendingPathComponent("big.bin")).count == 1_000_000)
         #expect(saved.body.isEmpty)
         // The cookie outlives the process: reopen the store.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+
 @testable import WebsiteDataHTTP
 
 /// Requests, responses, options and failures against a real loopback f.server.
@@ -41,8 +42,10 @@ struct HTTPClientTests {
         let f = try Fixture()
         let client = try f.client()
         let url = URL(string: "\(f.base)/r")!
-        let post = try await client.send(HTTPRequest(url: url, method: "POST", headers: [HTTPHeaderField("Content-Type", "text/plain")],
-                                                     body: Data("hello body".utf8)))
+        let post = try await client.send(
+            HTTPRequest(
+                url: url, method: "POST", headers: [HTTPHeaderField("Content-Type", "text/plain")],
+                body: Data("hello body".utf8)))
         #expect(try Echo(post).method == "POST")
         #expect(try Echo(post).body == "hello body")
         #expect(try Echo(post)["content_type"] == "text/plain")
@@ -74,18 +77,22 @@ struct HTTPClientTests {
         #expect(try Echo(large)["expect"] == nil)
 
         let log = try await f.server.requestLog(using: client)
-        #expect(log.compactMap { $0["method"] as? String } == ["POST", "PUT", "DELETE", "PATCH", "POST", "HEAD", "POST"])
+        #expect(
+            log.compactMap { $0["method"] as? String } == ["POST", "PUT", "DELETE", "PATCH", "POST", "HEAD", "POST"])
     }
 
     @Test func userAgentCredentialsAndCompression() async throws {
         let f = try Fixture()
-        let client = try f.client { $0.userAgent = "wkstore-test/1.0"; $0.acceptsCompressedResponses = true }
+        let client = try f.client {
+            $0.userAgent = "wkstore-test/1.0"
+            $0.acceptsCompressedResponses = true
+        }
         var request = HTTPRequest(url: URL(string: "\(f.base)/gzip")!)
         request.credentials = HTTPCredentials("alice:s3cret:with:colons")
         let response = try await client.send(request)
         #expect(response.value(forHeader: "X-Was-Compressed") == "1")
         #expect(response.value(forHeader: "Content-Encoding") == "gzip")
-        let echo = try Echo(response)  // decoded by libcurl, so it parses as JSON
+        let echo = try Echo(response) // decoded by libcurl, so it parses as JSON
         #expect(echo["user_agent"] == "wkstore-test/1.0")
         #expect(echo["authorization"] == "Basic " + Data("alice:s3cret:with:colons".utf8).base64EncodedString())
         #expect(echo["accept_encoding"]?.contains("gzip") == true)
@@ -160,7 +167,9 @@ struct HTTPClientTests {
         #expect(invalid?.kind == .invalidRequest)
 
         let badHeader = await #expect(throws: HTTPClientError.self) {
-            try await client.send(HTTPRequest(url: URL(string: "\(f.base)/r")!, headers: [HTTPHeaderField("X-Bad", "a\r\nInjected: yes")]))
+            try await client.send(
+                HTTPRequest(url: URL(string: "\(f.base)/r")!, headers: [HTTPHeaderField("X-Bad", "a\r\nInjected: yes")])
+            )
         }
         #expect(badHeader?.kind == .invalidRequest)
     }
@@ -168,7 +177,9 @@ struct HTTPClientTests {
     @Test func cancellingTheTaskAbortsTheTransfer() async throws {
         let f = try Fixture()
         let client = try f.client()
-        let task = Task { [client, base = f.base] in try await client.send(HTTPRequest(url: URL(string: "\(base)/slow?s=30")!)) }
+        let task = Task { [client, base = f.base] in
+            try await client.send(HTTPRequest(url: URL(string: "\(base)/slow?s=30")!))
+        }
         // Wait until the server has the request, so the transfer is really in flight.
         while try await f.server.requestLog(using: client).isEmpty { try await Task.sleep(for: .milliseconds(20)) }
         task.cancel()
@@ -180,8 +191,10 @@ struct HTTPClientTests {
     @Test func proxyOptionSendsRequestsThroughTheProxy() async throws {
         let f = try Fixture()
         // The loopback server plays the proxy: it sees the absolute-form target and answers itself.
-        let client = try HTTPClient(store: f.store, configuration: HTTPClientConfiguration(proxy: "http://127.0.0.1:\(f.server.port)"))
-        let response = try await client.send(HTTPRequest(url: URL(string: "http://origin.example/r?set=\(q("via=proxy"))")!))
+        let client = try HTTPClient(
+            store: f.store, configuration: HTTPClientConfiguration(proxy: "http://127.0.0.1:\(f.server.port)"))
+        let response = try await client.send(
+            HTTPRequest(url: URL(string: "http://origin.example/r?set=\(q("via=proxy"))")!))
         #expect(response.status == 200)
         #expect(try Echo(response)["target"] == "http://origin.example/r?set=via%3Dproxy")
         #expect(try Echo(response)["host"] == "origin.example")

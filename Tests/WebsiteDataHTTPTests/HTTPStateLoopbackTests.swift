@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+
 @testable import WebsiteDataHTTP
 
 /// The IETF http-state cookie suite replayed over a real loopback server, as its original runner
@@ -28,10 +29,13 @@ struct HTTPStateLoopbackTests {
         let server = try LoopbackServer(in: directory.url, manifest: manifest)
         defer { server.stop() }
 
-        var passed = 0, failed: [String] = [], disabled: [String] = []
+        var passed = 0
+        var failed: [String] = []
+        var disabled: [String] = []
         for test in cases {
             let store = WebsiteDataStore.nonPersistent()
-            let client = try HTTPClient(store: store, configuration: HTTPClientConfiguration(proxy: "", resolve: server.resolve(hosts)))
+            let client = try HTTPClient(
+                store: store, configuration: HTTPClientConfiguration(proxy: "", resolve: server.resolve(hosts)))
             let url = URL(string: test.set_url.replacingOccurrences(of: ":8888", with: ":\(server.port)"))!
             var outcome: String?
             var ok = false
@@ -47,7 +51,9 @@ struct HTTPStateLoopbackTests {
                 disabled.append("\(test.id): \(ok ? "pass" : "fail (\(outcome ?? ""))")")
                 continue
             }
-            if ok { passed += 1 } else {
+            if ok {
+                passed += 1
+            } else {
                 failed.append("\(test.id): expected \(test.expected_cookie ?? "no header"), \(outcome ?? "")")
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 @testable import WebsiteDataHTTP
 
@@ -79,7 +80,9 @@ final class LoopbackServer {
     }
 
     /// The requests the server has seen, oldest first (not counting requests for the log itself).
-    func requestLog(using client: HTTPClient, host: String = "127.0.0.1", scheme: String = "http") async throws -> [[String: Any]] {
+    func requestLog(using client: HTTPClient, host: String = "127.0.0.1", scheme: String = "http") async throws
+        -> [[String: Any]]
+    {
         let response = try await client.send(HTTPRequest(url: URL(string: "\(scheme)://\(host):\(port)/_log")!))
         return try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]] ?? []
     }
@@ -90,176 +93,176 @@ final class LoopbackServer {
     }
 
     static let script = #"""
-import base64, email.utils, gzip, json, os, ssl, sys, threading, time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import urlsplit, parse_qs, unquote
+        import base64, email.utils, gzip, json, os, ssl, sys, threading, time
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        from urllib.parse import urlsplit, parse_qs, unquote
 
-args = sys.argv[1:]
-limit = 600.0
-tls = None
-manifest = {}
-while args:
-    a = args.pop(0)
-    if a == "--limit": limit = float(args.pop(0))
-    elif a == "--tls": tls = (args.pop(0), args.pop(0))
-    elif a == "--manifest":
-        with open(args.pop(0), encoding="utf-8") as f:
-            manifest = {t["id"]: t for t in json.load(f)}
+        args = sys.argv[1:]
+        limit = 600.0
+        tls = None
+        manifest = {}
+        while args:
+            a = args.pop(0)
+            if a == "--limit": limit = float(args.pop(0))
+            elif a == "--tls": tls = (args.pop(0), args.pop(0))
+            elif a == "--manifest":
+                with open(args.pop(0), encoding="utf-8") as f:
+                    manifest = {t["id"]: t for t in json.load(f)}
 
-log = []
-log_lock = threading.Lock()
+        log = []
+        log_lock = threading.Lock()
 
-def imf(ts):
-    return email.utils.formatdate(ts, usegmt=True)
+        def imf(ts):
+            return email.utils.formatdate(ts, usegmt=True)
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
 
-    def log_message(self, *a):
-        pass
+            def log_message(self, *a):
+                pass
 
-    def raw(self, status, headers, body=b""):
-        out = [("HTTP/1.1 %d X\r\n" % status).encode()]
-        for name, value in headers:
-            if isinstance(value, str): value = value.encode("utf-8")
-            out.append(name.encode() + b": " + value + b"\r\n")
-        out.append(b"Content-Length: %d\r\n" % len(body))
-        out.append(b"\r\n")
-        self.wfile.write(b"".join(out))
-        if self.command != "HEAD":
-            self.wfile.write(body)
-        self.wfile.flush()
+            def raw(self, status, headers, body=b""):
+                out = [("HTTP/1.1 %d X\r\n" % status).encode()]
+                for name, value in headers:
+                    if isinstance(value, str): value = value.encode("utf-8")
+                    out.append(name.encode() + b": " + value + b"\r\n")
+                out.append(b"Content-Length: %d\r\n" % len(body))
+                out.append(b"\r\n")
+                self.wfile.write(b"".join(out))
+                if self.command != "HEAD":
+                    self.wfile.write(body)
+                self.wfile.flush()
 
-    def header_bytes(self, name):
-        values = self.headers.get_all(name)
-        if values is None: return None
-        return ", ".join(values).encode("iso-8859-1")
+            def header_bytes(self, name):
+                values = self.headers.get_all(name)
+                if values is None: return None
+                return ", ".join(values).encode("iso-8859-1")
 
-    def handle_any(self):
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length else b""
-        split = urlsplit(self.path)
-        path, query = split.path, split.query
-        cookie = self.header_bytes("Cookie")
-        entry = {
-            "method": self.command, "target": self.path, "path": path, "query": query,
-            "host": self.headers.get("Host"), "client_port": self.client_address[1],
-            "cookie": cookie.decode("utf-8", "replace") if cookie is not None else None,
-            "authorization": self.headers.get("Authorization"),
-            "content_type": self.headers.get("Content-Type"),
-            "content_length": self.headers.get("Content-Length"),
-            "accept_encoding": self.headers.get("Accept-Encoding"),
-            "user_agent": self.headers.get("User-Agent"),
-            "expect": self.headers.get("Expect"),
-            "if_none_match": self.headers.get("If-None-Match"),
-            "if_modified_since": self.headers.get("If-Modified-Since"),
-            "accept_language": self.headers.get("Accept-Language"),
-            "cache_control": self.headers.get("Cache-Control"),
-            "pragma": self.headers.get("Pragma"),
-            "body": body.decode("utf-8", "replace"),
-        }
-        if path != "/_log":
-            with log_lock:
-                log.append(entry)
-                entry["seq"] = len(log)
-        if path == "/_log":
-            with log_lock: data = json.dumps(log).encode()
-            return self.raw(200, [("Content-Type", "application/json")], data)
-        if path == "/cookie-parser":
-            test = manifest[unquote(query)]
-            now = time.time()
-            headers = []
-            for value in test["set_cookie_rfc6265bis_template"]:
-                value = value.replace("=PAST", "=" + imf(now - 365 * 86400)).replace("=FUTURE", "=" + imf(now + 365 * 86400))
-                headers.append(("Set-Cookie", value))
-            location = None
-            for name, value in test["response_headers"]:
-                if name.lower() == "location":
-                    location = value.replace(":8888", ":%d" % self.server.server_address[1])
-            headers.append(("Location", location or "/cookie-parser-result?" + query))
-            return self.raw(302, headers)
-        if path.startswith("/cookie-parser-result"):
-            present = b"1" if cookie is not None else b"0"
-            return self.raw(200, [("X-Cookie-Present", present)], cookie or b"")
-        if path == "/bytes":
-            n = int(parse_qs(query)["n"][0])
-            pattern = bytes(i % 251 for i in range(251))
-            data = (pattern * (n // 251 + 1))[:n]
-            return self.raw(200, [("Content-Type", "application/octet-stream")], data)
-        if path == "/loop":
-            params = parse_qs(query)
-            n, stop = int(params["n"][0]), int(params.get("stop", ["1000000"])[0])
-            if n >= stop: return self.raw(200, [], b"end of loop")
-            return self.raw(302, [("Location", "/loop?n=%d&stop=%d" % (n + 1, stop))])
-        if path == "/slow":
-            time.sleep(float(parse_qs(query)["s"][0]))
-            return self.raw(200, [], b"late")
-        if path == "/c":
-            # A cacheable resource: header (repeatable), set (Set-Cookie), etag (304 when
-            # If-None-Match names it), status, n (a body of n pattern bytes instead of the echo).
-            params = parse_qs(query, keep_blank_values=True)
-            headers = []
-            for value in params.get("set", []): headers.append(("Set-Cookie", value))
-            for value in params.get("header", []):
-                name, _, v = value.partition(":")
-                headers.append((name.strip(), v.strip()))
-            etag = params.get("etag", [None])[0]
-            if etag is not None:
-                headers.append(("ETag", etag))
-                tags = [t.strip() for t in (self.headers.get("If-None-Match") or "").split(",")]
-                if etag in tags:
-                    return self.raw(304, headers)
-            status = int(params.get("status", ["200"])[0])
-            if "n" in params:
-                n = int(params["n"][0])
-                pattern = bytes(i % 251 for i in range(251))
-                data = (pattern * (n // 251 + 1))[:n]
-                return self.raw(status, headers + [("Content-Type", "application/octet-stream")], data)
-            return self.raw(status, headers + [("Content-Type", "application/json")], json.dumps(entry).encode())
-        echo = json.dumps(entry).encode()
-        if path == "/gzip":
-            if "gzip" in (self.headers.get("Accept-Encoding") or ""):
-                return self.raw(200, [("Content-Encoding", "gzip"), ("X-Was-Compressed", "1")], gzip.compress(echo))
-            return self.raw(200, [("X-Was-Compressed", "0")], echo)
-        # /r: a scripted response: status, location, set (Set-Cookie, repeatable), csd, header (repeatable).
-        params = parse_qs(query, keep_blank_values=True)
-        status = int(params.get("status", ["200"])[0])
-        headers = []
-        for value in params.get("set", []): headers.append(("Set-Cookie", value))
-        for value in params.get("csd", []): headers.append(("Clear-Site-Data", value))
-        for value in params.get("header", []):
-            name, _, v = value.partition(":")
-            headers.append((name.strip(), v.strip()))
-        if "location" in params: headers.append(("Location", params["location"][0]))
-        headers.append(("Content-Type", "application/json"))
-        return self.raw(status, headers, echo)
+            def handle_any(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(length) if length else b""
+                split = urlsplit(self.path)
+                path, query = split.path, split.query
+                cookie = self.header_bytes("Cookie")
+                entry = {
+                    "method": self.command, "target": self.path, "path": path, "query": query,
+                    "host": self.headers.get("Host"), "client_port": self.client_address[1],
+                    "cookie": cookie.decode("utf-8", "replace") if cookie is not None else None,
+                    "authorization": self.headers.get("Authorization"),
+                    "content_type": self.headers.get("Content-Type"),
+                    "content_length": self.headers.get("Content-Length"),
+                    "accept_encoding": self.headers.get("Accept-Encoding"),
+                    "user_agent": self.headers.get("User-Agent"),
+                    "expect": self.headers.get("Expect"),
+                    "if_none_match": self.headers.get("If-None-Match"),
+                    "if_modified_since": self.headers.get("If-Modified-Since"),
+                    "accept_language": self.headers.get("Accept-Language"),
+                    "cache_control": self.headers.get("Cache-Control"),
+                    "pragma": self.headers.get("Pragma"),
+                    "body": body.decode("utf-8", "replace"),
+                }
+                if path != "/_log":
+                    with log_lock:
+                        log.append(entry)
+                        entry["seq"] = len(log)
+                if path == "/_log":
+                    with log_lock: data = json.dumps(log).encode()
+                    return self.raw(200, [("Content-Type", "application/json")], data)
+                if path == "/cookie-parser":
+                    test = manifest[unquote(query)]
+                    now = time.time()
+                    headers = []
+                    for value in test["set_cookie_rfc6265bis_template"]:
+                        value = value.replace("=PAST", "=" + imf(now - 365 * 86400)).replace("=FUTURE", "=" + imf(now + 365 * 86400))
+                        headers.append(("Set-Cookie", value))
+                    location = None
+                    for name, value in test["response_headers"]:
+                        if name.lower() == "location":
+                            location = value.replace(":8888", ":%d" % self.server.server_address[1])
+                    headers.append(("Location", location or "/cookie-parser-result?" + query))
+                    return self.raw(302, headers)
+                if path.startswith("/cookie-parser-result"):
+                    present = b"1" if cookie is not None else b"0"
+                    return self.raw(200, [("X-Cookie-Present", present)], cookie or b"")
+                if path == "/bytes":
+                    n = int(parse_qs(query)["n"][0])
+                    pattern = bytes(i % 251 for i in range(251))
+                    data = (pattern * (n // 251 + 1))[:n]
+                    return self.raw(200, [("Content-Type", "application/octet-stream")], data)
+                if path == "/loop":
+                    params = parse_qs(query)
+                    n, stop = int(params["n"][0]), int(params.get("stop", ["1000000"])[0])
+                    if n >= stop: return self.raw(200, [], b"end of loop")
+                    return self.raw(302, [("Location", "/loop?n=%d&stop=%d" % (n + 1, stop))])
+                if path == "/slow":
+                    time.sleep(float(parse_qs(query)["s"][0]))
+                    return self.raw(200, [], b"late")
+                if path == "/c":
+                    # A cacheable resource: header (repeatable), set (Set-Cookie), etag (304 when
+                    # If-None-Match names it), status, n (a body of n pattern bytes instead of the echo).
+                    params = parse_qs(query, keep_blank_values=True)
+                    headers = []
+                    for value in params.get("set", []): headers.append(("Set-Cookie", value))
+                    for value in params.get("header", []):
+                        name, _, v = value.partition(":")
+                        headers.append((name.strip(), v.strip()))
+                    etag = params.get("etag", [None])[0]
+                    if etag is not None:
+                        headers.append(("ETag", etag))
+                        tags = [t.strip() for t in (self.headers.get("If-None-Match") or "").split(",")]
+                        if etag in tags:
+                            return self.raw(304, headers)
+                    status = int(params.get("status", ["200"])[0])
+                    if "n" in params:
+                        n = int(params["n"][0])
+                        pattern = bytes(i % 251 for i in range(251))
+                        data = (pattern * (n // 251 + 1))[:n]
+                        return self.raw(status, headers + [("Content-Type", "application/octet-stream")], data)
+                    return self.raw(status, headers + [("Content-Type", "application/json")], json.dumps(entry).encode())
+                echo = json.dumps(entry).encode()
+                if path == "/gzip":
+                    if "gzip" in (self.headers.get("Accept-Encoding") or ""):
+                        return self.raw(200, [("Content-Encoding", "gzip"), ("X-Was-Compressed", "1")], gzip.compress(echo))
+                    return self.raw(200, [("X-Was-Compressed", "0")], echo)
+                # /r: a scripted response: status, location, set (Set-Cookie, repeatable), csd, header (repeatable).
+                params = parse_qs(query, keep_blank_values=True)
+                status = int(params.get("status", ["200"])[0])
+                headers = []
+                for value in params.get("set", []): headers.append(("Set-Cookie", value))
+                for value in params.get("csd", []): headers.append(("Clear-Site-Data", value))
+                for value in params.get("header", []):
+                    name, _, v = value.partition(":")
+                    headers.append((name.strip(), v.strip()))
+                if "location" in params: headers.append(("Location", params["location"][0]))
+                headers.append(("Content-Type", "application/json"))
+                return self.raw(status, headers, echo)
 
-    do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = do_OPTIONS = handle_any
+            do_GET = do_POST = do_PUT = do_DELETE = do_HEAD = do_PATCH = do_OPTIONS = handle_any
 
-class Server(ThreadingHTTPServer):
-    daemon_threads = True
-    request_queue_size = 128
+        class Server(ThreadingHTTPServer):
+            daemon_threads = True
+            request_queue_size = 128
 
-server = Server(("127.0.0.1", 0), Handler)
-if tls:
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(tls[0], tls[1])
-    server.socket = context.wrap_socket(server.socket, server_side=True)
-print(server.server_address[1], flush=True)
+        server = Server(("127.0.0.1", 0), Handler)
+        if tls:
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(tls[0], tls[1])
+            server.socket = context.wrap_socket(server.socket, server_side=True)
+        print(server.server_address[1], flush=True)
 
-def watch_stdin():
-    while sys.stdin.buffer.read(1):
-        pass
-    os._exit(0)
+        def watch_stdin():
+            while sys.stdin.buffer.read(1):
+                pass
+            os._exit(0)
 
-def watch_clock():
-    time.sleep(limit)
-    os._exit(0)
+        def watch_clock():
+            time.sleep(limit)
+            os._exit(0)
 
-threading.Thread(target=watch_stdin, daemon=True).start()
-threading.Thread(target=watch_clock, daemon=True).start()
-server.serve_forever()
-"""#
+        threading.Thread(target=watch_stdin, daemon=True).start()
+        threading.Thread(target=watch_clock, daemon=True).start()
+        server.serve_forever()
+        """#
 }
 
 /// A self-signed certificate for the test's HTTPS server, made with `openssl`, that names
@@ -275,10 +278,12 @@ struct TestCertificate {
         key = directory.appendingPathComponent("key.pem")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
-                             "-subj", "/CN=localhost",
-                             "-addext", "subjectAltName=" + (Self.hosts.map { "DNS:\($0)" } + ["IP:127.0.0.1"]).joined(separator: ","),
-                             "-keyout", key.path, "-out", certificate.path]
+        process.arguments = [
+            "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+            "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=" + (Self.hosts.map { "DNS:\($0)" } + ["IP:127.0.0.1"]).joined(separator: ","),
+            "-keyout", key.path, "-out", certificate.path,
+        ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.run()
@@ -291,7 +296,9 @@ struct TestCertificate {
 
 /// Percent-encodes a query parameter value (everything but unreserved characters).
 func q(_ value: String) -> String {
-    value.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? value
+    value.addingPercentEncoding(
+        withAllowedCharacters: CharacterSet(
+            charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? value
 }
 
 /// The request the server echoed in a response body (`/r`, `/gzip`).
@@ -311,7 +318,10 @@ struct Echo {
 
     /// The names of the cookies the request carried.
     var cookieNames: Set<String> {
-        Set((cookie ?? "").split(separator: ";").map { String($0.split(separator: "=").first ?? "").trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty })
+        Set(
+            (cookie ?? "").split(separator: ";").map {
+                String($0.split(separator: "=").first ?? "").trimmingCharacters(in: .whitespaces)
+            }.filter { !$0.isEmpty })
     }
 }
 
@@ -321,8 +331,10 @@ struct Fixture {
     let server: LoopbackServer
     let store = WebsiteDataStore.nonPersistent()
     /// Host names resolved to the server.
-    static let hosts = ["a.example", "b.example", "c.example", "localhost", "plain.example.org", "secure.example.org",
-                        "www.example.org", "other.example.net"]
+    static let hosts = [
+        "a.example", "b.example", "c.example", "localhost", "plain.example.org", "secure.example.org",
+        "www.example.org", "other.example.net",
+    ]
 
     init() throws {
         directory = try TestDirectory()

@@ -1,13 +1,16 @@
 import Foundation
 import Testing
 import WebsiteData
+
 @testable import WebsiteDataHTTP
 
 /// Redirects followed by the client itself: cookies read and written on every hop, method and
 /// body rules, the limit, and what is dropped when the chain leaves its first origin.
 struct RedirectTests {
     /// `/r` that answers `status` with a `Location` of `location`, setting `cookies`.
-    static func hop(_ origin: String, status: Int = 302, to location: String? = nil, setting cookies: [String] = []) -> String {
+    static func hop(_ origin: String, status: Int = 302, to location: String? = nil, setting cookies: [String] = [])
+        -> String
+    {
         var url = "\(origin)/r?status=\(status)"
         for cookie in cookies { url += "&set=\(q(cookie))" }
         if let location { url += "&location=\(q(location))" }
@@ -18,11 +21,16 @@ struct RedirectTests {
         let f = try Fixture()
         let client = try f.client()
         try f.store.httpCookieStore.setCookie(Cookie(name: "pre", value: "b", domain: "b.example"))
-        let a = f.origin("a.example"), b = f.origin("b.example"), c = f.origin("c.example")
+        let a = f.origin("a.example")
+        let b = f.origin("b.example")
+        let c = f.origin("c.example")
         // a (sets ca) -> b (sets cb) -> c (sets cc) -> a, final.
         let final = "\(a)/r?final"
-        let url = Self.hop(a, to: Self.hop(b, status: 301, to: Self.hop(c, status: 307, to: final, setting: ["cc=3"]), setting: ["cb=2; Path=/"]),
-                           setting: ["ca=1", "ca_path=x; Path=/elsewhere"])
+        let url = Self.hop(
+            a,
+            to: Self.hop(
+                b, status: 301, to: Self.hop(c, status: 307, to: final, setting: ["cc=3"]), setting: ["cb=2; Path=/"]),
+            setting: ["ca=1", "ca_path=x; Path=/elsewhere"])
         let response = try await client.send(HTTPRequest(url: URL(string: url)!))
         #expect(response.status == 200)
         #expect(response.url.absoluteString == final)
@@ -46,20 +54,24 @@ struct RedirectTests {
             (301, "POST", "GET", false), (302, "POST", "GET", false), (303, "POST", "GET", false),
             (301, "PUT", "PUT", true), (302, "DELETE", "DELETE", true), (303, "PUT", "GET", false),
             (303, "HEAD", "HEAD", false), (303, "GET", "GET", false),
-            (307, "POST", "POST", true), (308, "POST", "POST", true), (308, "PUT", "PUT", true), (307, "PATCH", "PATCH", true),
+            (307, "POST", "POST", true), (308, "POST", "POST", true), (308, "PUT", "PUT", true),
+            (307, "PATCH", "PATCH", true),
         ]
         for (index, (status, method, expected, _)) in cases.enumerated() {
             let target = "/r?case=\(index)"
             let hasBody = method != "HEAD" && method != "GET"
-            let request = HTTPRequest(url: URL(string: Self.hop(f.base, status: status, to: target))!, method: method,
-                                      headers: [HTTPHeaderField("Content-Type", "text/plain"), HTTPHeaderField("X-Keep", "yes")],
-                                      body: hasBody ? Data("payload-\(index)".utf8) : nil)
+            let request = HTTPRequest(
+                url: URL(string: Self.hop(f.base, status: status, to: target))!, method: method,
+                headers: [HTTPHeaderField("Content-Type", "text/plain"), HTTPHeaderField("X-Keep", "yes")],
+                body: hasBody ? Data("payload-\(index)".utf8) : nil)
             let response = try await client.send(request)
             #expect(response.status == 200)
             #expect(response.hops.map(\.method) == [method, expected])
         }
         let log = try await f.server.requestLog(using: client)
-        let targets = LoopbackServer.entries(log, path: "/r").filter { ($0["query"] as? String)?.hasPrefix("case=") == true }
+        let targets = LoopbackServer.entries(log, path: "/r").filter {
+            ($0["query"] as? String)?.hasPrefix("case=") == true
+        }
         #expect(targets.count == cases.count)
         for (entry, (status, method, expected, keepsBody)) in zip(targets, cases) {
             let label = "\(status) \(method)"
@@ -121,7 +133,8 @@ struct RedirectTests {
         let b = f.origin("b.example")
         let schemeRelative = "//b.example:\(f.server.port)/r?scheme-relative"
         let start = Self.hop(f.base, to: "r?status=303&location=\(q(schemeRelative))")
-        let response = try await client.send(HTTPRequest(url: URL(string: start)!, method: "POST", body: Data("x".utf8)))
+        let response = try await client.send(
+            HTTPRequest(url: URL(string: start)!, method: "POST", body: Data("x".utf8)))
         #expect(response.url.absoluteString == "\(b)/r?scheme-relative")
         #expect(response.hops.count == 3)
         #expect(response.hops[1].url.absoluteString.hasPrefix("\(f.base)/r?status=303"))
@@ -136,11 +149,16 @@ struct RedirectTests {
         let f = try Fixture()
         let client = try f.client()
         try f.store.httpCookieStore.setCookie(Cookie(name: "stored", value: "1", domain: "a.example"))
-        let a = f.base, b = f.origin("b.example")
+        let a = f.base
+        let b = f.origin("b.example")
         let url = Self.hop(a, to: Self.hop(a, to: Self.hop(b, to: "\(a)/r?back")))
-        var request = HTTPRequest(url: URL(string: url)!, headers: [HTTPHeaderField("Authorization", "Bearer token"),
-                                                                   HTTPHeaderField("Cookie", "own=2"),
-                                                                   HTTPHeaderField("X-Other", "kept")])
+        var request = HTTPRequest(
+            url: URL(string: url)!,
+            headers: [
+                HTTPHeaderField("Authorization", "Bearer token"),
+                HTTPHeaderField("Cookie", "own=2"),
+                HTTPHeaderField("X-Other", "kept"),
+            ])
         request.credentials = HTTPCredentials(user: "u", password: "p")
         _ = try await client.send(request)
         let log = try await f.server.requestLog(using: client)
@@ -168,7 +186,8 @@ struct RedirectTests {
         let local = try await client.send(HTTPRequest(url: URL(string: "\(f.origin("localhost"))/r")!))
         #expect(try Echo(local).cookie == "sec=local")
         // Set over plain HTTP: refused from a host name, accepted from localhost.
-        _ = try await client.send(HTTPRequest(url: URL(string: "\(f.origin("plain.example.org"))/r?set=\(q("s2=1; Secure"))")!))
+        _ = try await client.send(
+            HTTPRequest(url: URL(string: "\(f.origin("plain.example.org"))/r?set=\(q("s2=1; Secure"))")!))
         _ = try await client.send(HTTPRequest(url: URL(string: "\(f.origin("localhost"))/r?set=\(q("s2=1; Secure"))")!))
         #expect(try cookies.cookies(forSite: "example.org").map(\.name).sorted() == ["plain", "sec"])
         #expect(try cookies.cookies(forSite: "localhost").map(\.name).sorted() == ["s2", "sec"])
@@ -179,9 +198,12 @@ struct RedirectTests {
 struct RedirectRuleTests {
     @Test func locationsResolveAgainstTheHop() throws {
         let base = URL(string: "http://a.example/dir/page?x=1#frag")!
-        #expect(try HTTPRedirect.target(of: "other", relativeTo: base).absoluteString == "http://a.example/dir/other#frag")
-        #expect(try HTTPRedirect.target(of: "/top?y#own", relativeTo: base).absoluteString == "http://a.example/top?y#own")
-        #expect(try HTTPRedirect.target(of: "//b.example/p", relativeTo: base).absoluteString == "http://b.example/p#frag")
+        #expect(
+            try HTTPRedirect.target(of: "other", relativeTo: base).absoluteString == "http://a.example/dir/other#frag")
+        #expect(
+            try HTTPRedirect.target(of: "/top?y#own", relativeTo: base).absoluteString == "http://a.example/top?y#own")
+        #expect(
+            try HTTPRedirect.target(of: "//b.example/p", relativeTo: base).absoluteString == "http://b.example/p#frag")
         #expect(try HTTPRedirect.target(of: "HTTPS://C.example:8443/", relativeTo: base).host() == "C.example")
         #expect(throws: HTTPClientError.self) { try HTTPRedirect.target(of: "javascript:alert(1)", relativeTo: base) }
         #expect(throws: HTTPClientError.self) { try HTTPRedirect.target(of: "file:///etc/passwd", relativeTo: base) }
@@ -201,6 +223,7 @@ struct RedirectRuleTests {
         #expect(HTTPRedirect.nextMethod(after: 303, method: "DELETE") == ("GET", true))
         #expect(HTTPRedirect.nextMethod(after: 303, method: "HEAD") == ("HEAD", false))
         #expect(HTTPRedirect.nextMethod(after: 307, method: "POST") == ("POST", false))
-        #expect([300, 301, 302, 303, 304, 305, 306, 307, 308].filter(HTTPRedirect.isRedirect) == [301, 302, 303, 307, 308])
+        #expect(
+            [300, 301, 302, 303, 304, 305, 306, 307, 308].filter(HTTPRedirect.isRedirect) == [301, 302, 303, 307, 308])
     }
 }

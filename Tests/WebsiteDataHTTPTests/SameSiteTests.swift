@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+
 @testable import WebsiteDataHTTP
 
 /// SameSite over HTTPS: cookies of `example.org` set with `Set-Cookie`, then requested from
@@ -20,9 +21,12 @@ struct SameSiteTests {
         return (f, client)
     }
 
-    static func names(_ client: HTTPClient, _ url: String, method: String = "GET", from page: String?, navigation: Bool? = nil) async throws -> Set<String> {
-        let request = HTTPRequest(url: URL(string: url)!, method: method, body: method == "POST" ? Data("x".utf8) : nil,
-                                  topLevelSite: page.map { URL(string: $0)! }, isNavigation: navigation)
+    static func names(
+        _ client: HTTPClient, _ url: String, method: String = "GET", from page: String?, navigation: Bool? = nil
+    ) async throws -> Set<String> {
+        let request = HTTPRequest(
+            url: URL(string: url)!, method: method, body: method == "POST" ? Data("x".utf8) : nil,
+            topLevelSite: page.map { URL(string: $0)! }, isNavigation: navigation)
         return try Echo(try await client.send(request)).cookieNames
     }
 
@@ -60,22 +64,32 @@ struct SameSiteTests {
         #expect(try await Self.names(client, roundTrip, from: "https://www.example.org/page") == ["none"])
         #expect(try await Self.names(client, viaSameSite, from: "https://www.example.org/page") == Self.all)
         // A 307 keeps POST: a cross-site chain then withholds Lax cookies too.
-        #expect(try await Self.names(client, RedirectTests.hop(f.secure("other.example.net"), status: 307, to: target),
-                                     method: "POST", from: nil) == ["none"])
+        #expect(
+            try await Self.names(
+                client, RedirectTests.hop(f.secure("other.example.net"), status: 307, to: target),
+                method: "POST", from: nil) == ["none"])
         let log = try await f.https.requestLog(using: client, host: "secure.example.org", scheme: "https")
         // The hops through other.example.net carried no example.org cookie.
-        #expect(log.filter { ($0["host"] as? String)?.hasPrefix("other.example.net") == true }.allSatisfy { $0["cookie"] == nil || $0["cookie"] is NSNull })
+        #expect(
+            log.filter { ($0["host"] as? String)?.hasPrefix("other.example.net") == true }.allSatisfy {
+                $0["cookie"] == nil || $0["cookie"] is NSNull
+            })
     }
 
     @Test func cookiesSetFromCrossSiteContexts() async throws {
         let f = try TLSFixture()
         let client = try f.client()
-        let setter = "\(f.secure("secure.example.org"))/r?set=\(q("sub=1; SameSite=Lax"))&set=\(q("subnone=1; SameSite=None; Secure"))"
+        let setter =
+            "\(f.secure("secure.example.org"))/r?set=\(q("sub=1; SameSite=Lax"))&set=\(q("subnone=1; SameSite=None; Secure"))"
         // A cross-site subresource response may not set SameSite cookies; SameSite=None ones it may.
-        _ = try await client.send(HTTPRequest(url: URL(string: setter)!, topLevelSite: URL(string: "https://other.example.net/")!))
+        _ = try await client.send(
+            HTTPRequest(url: URL(string: setter)!, topLevelSite: URL(string: "https://other.example.net/")!))
         #expect(try f.store.httpCookieStore.allCookies().map(\.name) == ["subnone"])
         // A cross-site navigation may.
-        _ = try await client.send(HTTPRequest(url: URL(string: setter)!, topLevelSite: URL(string: "https://other.example.net/")!, isNavigation: true))
+        _ = try await client.send(
+            HTTPRequest(
+                url: URL(string: setter)!, topLevelSite: URL(string: "https://other.example.net/")!, isNavigation: true)
+        )
         #expect(Set(try f.store.httpCookieStore.allCookies().map(\.name)) == ["sub", "subnone"])
     }
 }

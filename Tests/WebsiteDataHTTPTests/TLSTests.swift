@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+
 @testable import WebsiteDataHTTP
 
 /// A test's directory with a certificate, an HTTPS loopback server using it, a plain-HTTP one,
@@ -20,7 +21,9 @@ struct TLSFixture {
     }
 
     /// A client that trusts the test certificate (unless told otherwise) and resolves the test hosts.
-    func client(trustingCertificate: Bool = true, _ configure: (inout HTTPClientConfiguration) -> Void = { _ in }) throws -> HTTPClient {
+    func client(trustingCertificate: Bool = true, _ configure: (inout HTTPClientConfiguration) -> Void = { _ in })
+        throws -> HTTPClient
+    {
         var configuration = HTTPClientConfiguration(
             caCertificateFile: trustingCertificate ? certificate.certificate : nil, proxy: "",
             resolve: https.resolve(Fixture.hosts) + http.resolve(Fixture.hosts))
@@ -38,7 +41,10 @@ struct TLSTests {
     @Test func secureCookiesFlowOverVerifiedTLS() async throws {
         let f = try TLSFixture()
         let client = try f.client()
-        let set = try await client.send(HTTPRequest(url: URL(string: "\(f.secure("secure.example.org"))/r?set=\(q("s=1; Secure; HttpOnly"))&set=\(q("p=2"))")!))
+        let set = try await client.send(
+            HTTPRequest(
+                url: URL(
+                    string: "\(f.secure("secure.example.org"))/r?set=\(q("s=1; Secure; HttpOnly"))&set=\(q("p=2"))")!))
         #expect(set.status == 200)
         #expect(set.url.scheme == "https")
         let again = try await client.send(HTTPRequest(url: URL(string: "\(f.secure("secure.example.org"))/r")!))
@@ -71,7 +77,9 @@ struct TLSTests {
 
         // -k skips verification.
         let insecure = try f.client(trustingCertificate: false) { $0.insecure = true }
-        #expect(try await insecure.send(HTTPRequest(url: URL(string: "\(f.secure("secure.example.org"))/r")!)).status == 200)
+        #expect(
+            try await insecure.send(HTTPRequest(url: URL(string: "\(f.secure("secure.example.org"))/r")!)).status == 200
+        )
 
         let missing = try f.client { $0.caCertificateFile = f.directory.url.appendingPathComponent("missing.pem") }
         let badFile = await #expect(throws: CurlError.self) {

@@ -1,10 +1,11 @@
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 import Testing
 import WebsiteData
 import WebsiteDataHTTP
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 // The URLSession recipe of Docs/http.md, as written there.
 
@@ -18,8 +19,10 @@ final class StoreCookieDelegate: NSObject, URLSessionTaskDelegate, Sendable {
 
     init(cookies: HTTPCookieStore) { self.cookies = cookies }
 
-    func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                    newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void) {
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping @Sendable (URLRequest?) -> Void
+    ) {
         do {
             // The redirect's own cookies, as received from its URL (a navigation).
             try cookies.setCookies(from: response)
@@ -35,10 +38,10 @@ final class StoreCookieDelegate: NSObject, URLSessionTaskDelegate, Sendable {
                 return context
             }
             var next = request
-            try next.setCookieHeader(from: cookies, context: context)  // replaces the previous hop's
+            try next.setCookieHeader(from: cookies, context: context) // replaces the previous hop's
             completionHandler(next)
         } catch {
-            completionHandler(nil)  // the store failed: stop rather than send the wrong cookies
+            completionHandler(nil) // the store failed: stop rather than send the wrong cookies
         }
     }
 }
@@ -60,7 +63,8 @@ struct URLSessionRecipeTests {
         let port = f.server.port
         let final = "http://127.0.0.1:\(port)/r?final&set=\(q("last=3"))"
         let second = "http://127.0.0.1:\(port)/r?status=302&set=\(q("b=2; Path=/"))&location=\(q(final))"
-        let first = "http://127.0.0.1:\(port)/r?status=302&set=\(q("a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT"))&set=\(q("a2=1"))&location=\(q(second))"
+        let first =
+            "http://127.0.0.1:\(port)/r?status=302&set=\(q("a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT"))&set=\(q("a2=1"))&location=\(q(second))"
         var request = URLRequest(url: URL(string: first)!)
         try request.setCookieHeader(from: store.httpCookieStore)
         let (data, urlResponse) = try await session.data(for: request)
@@ -69,7 +73,9 @@ struct URLSessionRecipeTests {
         #expect(response.statusCode == 200)
         let echo = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         #expect(echo?["cookie"] as? String == "pre=0; a=1; a2=1; b=2")
-        let log = try JSONSerialization.jsonObject(with: try await session.data(from: URL(string: "http://127.0.0.1:\(port)/_log")!).0) as? [[String: Any]]
+        let log =
+            try JSONSerialization.jsonObject(
+                with: try await session.data(from: URL(string: "http://127.0.0.1:\(port)/_log")!).0) as? [[String: Any]]
         #expect(log?.map { $0["cookie"] as? String } == ["pre=0", "pre=0; a=1; a2=1", "pre=0; a=1; a2=1; b=2"])
         let names = Set(try store.httpCookieStore.allCookies().map(\.name))
         #expect(names == ["pre", "a", "a2", "b", "last"])
@@ -80,8 +86,13 @@ struct URLSessionRecipeTests {
     }
 
     @Test func combinedSetCookieValuesSplitBack() {
-        #expect(HTTPCookieStore.splitCombinedSetCookie("a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/, b=2, c=3; expires = Thu, 01 Jan 2037 00:00:00 GMT")
-                == ["a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/", "b=2", "c=3; expires = Thu, 01 Jan 2037 00:00:00 GMT"])
+        #expect(
+            HTTPCookieStore.splitCombinedSetCookie(
+                "a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/, b=2, c=3; expires = Thu, 01 Jan 2037 00:00:00 GMT")
+                == [
+                    "a=1; Expires=Wed, 21 Oct 2037 07:28:00 GMT; Path=/", "b=2",
+                    "c=3; expires = Thu, 01 Jan 2037 00:00:00 GMT",
+                ])
         #expect(HTTPCookieStore.splitCombinedSetCookie("only=1") == ["only=1"])
         #expect(HTTPCookieStore.splitCombinedSetCookie("").isEmpty)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// The http-tests/cache-tests suite as data (Fixtures/http-cache-tests), and a replay of it
@@ -104,12 +105,14 @@ enum CacheSuite {
         var tests: [Test] = []
         for suite in suites {
             for test in suite["tests"] as! [[String: Any]] {
-                tests.append(Test(suite: suite["id"] as! String, id: test["id"] as! String,
-                                  kind: test["kind"] as? String ?? "required",
-                                  requests: (test["requests"] as! [[String: Any]]).map(parseRequest),
-                                  dependsOn: test["depends_on"] as? [String] ?? [],
-                                  browserSkip: test["browser_skip"] as? Bool ?? false,
-                                  cdnOnly: test["cdn_only"] as? Bool ?? false))
+                tests.append(
+                    Test(
+                        suite: suite["id"] as! String, id: test["id"] as! String,
+                        kind: test["kind"] as? String ?? "required",
+                        requests: (test["requests"] as! [[String: Any]]).map(parseRequest),
+                        dependsOn: test["depends_on"] as? [String] ?? [],
+                        browserSkip: test["browser_skip"] as? Bool ?? false,
+                        cdnOnly: test["cdn_only"] as? Bool ?? false))
             }
         }
         return tests
@@ -137,7 +140,9 @@ enum CacheSuite {
         q.magicLocations = r["magic_locations"] as? Bool ?? false
         q.rfc850date = (r["rfc850date"] as? [String] ?? []).map { $0.lowercased() }
         q.cache = r["cache"] as? String
-        if let status = r["response_status"] as? [Any] { q.responseStatus = ((status[0] as! NSNumber).intValue, status[1] as? String ?? "") }
+        if let status = r["response_status"] as? [Any] {
+            q.responseStatus = ((status[0] as! NSNumber).intValue, status[1] as? String ?? "")
+        }
         q.responseHeaders = (r["response_headers"] as? [[Any]] ?? []).map {
             HeaderSpec(name: $0[0] as! String, value: Value($0[1]), checked: $0.count < 3 || ($0[2] as? Bool ?? true))
         }
@@ -184,7 +189,9 @@ enum CacheSuite {
 
     // MARK: - Fix-ups (test-engine/lib/header-fixup.mjs)
 
-    static let dateFields: Set<String> = ["date", "expires", "last-modified", "if-modified-since", "if-unmodified-since"]
+    static let dateFields: Set<String> = [
+        "date", "expires", "last-modified", "if-modified-since", "if-unmodified-since",
+    ]
     static let locationFields: Set<String> = ["location", "content-location"]
 
     /// An integer date field becomes an HTTP date `delta` seconds from `Server-Now`; a location
@@ -205,8 +212,10 @@ enum CacheSuite {
         // Sunday, 06-Nov-94 08:49:37 GMT, from the IMF-fixdate's parts.
         let imf = HTTPDate.format(date) // "Sun, 06 Nov 1994 08:49:37 GMT"
         let parts = imf.split(separator: " ")
-        let days = ["Sun": "Sunday", "Mon": "Monday", "Tue": "Tuesday", "Wed": "Wednesday", "Thu": "Thursday",
-                    "Fri": "Friday", "Sat": "Saturday"]
+        let days = [
+            "Sun": "Sunday", "Mon": "Monday", "Tue": "Tuesday", "Wed": "Wednesday", "Thu": "Thursday",
+            "Fri": "Friday", "Sat": "Saturday",
+        ]
         let day = days[String(parts[0].dropLast())]!
         return "\(day), \(parts[1])-\(parts[2])-\(parts[3].suffix(2)) \(parts[4]) GMT"
     }
@@ -263,7 +272,8 @@ final class CacheMockOrigin: Sendable {
         let serverNumber = state.withLock { $0.records.count + 1 }
         let number = clientNumber ?? serverNumber
         guard number >= 1, number <= requests.count else {
-            return OriginResponse(status: 409, headers: ["Content-Type": "text/plain"], body: .data(Data("config not found".utf8)))
+            return OriginResponse(
+                status: 409, headers: ["Content-Type": "text/plain"], body: .data(Data("config not found".utf8)))
         }
         let config = requests[number - 1]
         if let pause = config.responsePause { clock.advance(pause) }
@@ -288,12 +298,17 @@ final class CacheMockOrigin: Sendable {
         var saved: [(String, String)] = []
         var produced: [(String, String)] = []
         for spec in config.responseHeaders {
-            let value = CacheSuite.fixup(name: spec.name, value: spec.value, serverNowMs: nowMs, baseURL: base, request: config)
+            let value = CacheSuite.fixup(
+                name: spec.name, value: spec.value, serverNowMs: nowMs, baseURL: base, request: config)
             headers.append(spec.name, value)
             produced.append((spec.name, value))
             if spec.checked {
                 let combined = headers.values(named: spec.name).joined(separator: ", ")
-                if let index = saved.firstIndex(where: { $0.0 == spec.name }) { saved[index].1 = combined } else { saved.append((spec.name, combined)) }
+                if let index = saved.firstIndex(where: { $0.0 == spec.name }) {
+                    saved[index].1 = combined
+                } else {
+                    saved.append((spec.name, combined))
+                }
             }
         }
         if !headers.contains("Content-Type") { headers.append("Content-Type", "text/plain") }
@@ -303,18 +318,26 @@ final class CacheMockOrigin: Sendable {
             requestHeaders[name] = requestHeaders[name].map { $0 + ", " + field.value } ?? field.value
         }
         let numbers = state.withLock { s -> String in
-            s.records.append(Record(requestNumber: clientNumber, method: request.normalizedMethod,
-                                    requestHeaders: requestHeaders, savedHeaders: saved))
+            s.records.append(
+                Record(
+                    requestNumber: clientNumber, method: request.normalizedMethod,
+                    requestHeaders: requestHeaders, savedHeaders: saved))
             s.produced[number - 1] = produced
             return s.records.map { $0.requestNumber.map(String.init) ?? "NaN" }.joined(separator: " ")
         }
         headers.append("Request-Numbers", numbers)
         // Node's HTTP server adds Date (and a length) when the handler did not.
-        if !headers.contains("Date") { headers.append("Date", HTTPDate.format(Date(timeIntervalSince1970: Double(nowMs) / 1000))) }
+        if !headers.contains("Date") {
+            headers.append("Date", HTTPDate.format(Date(timeIntervalSince1970: Double(nowMs) / 1000)))
+        }
         if config.disconnect { throw Disconnect() }
         var body = Data()
         if status != 204 && status != 304 {
-            if case .value(let text) = config.responseBody, !text.isEmpty { body = Data(text.utf8) } else { body = Data(uuid.utf8) }
+            if case .value(let text) = config.responseBody, !text.isEmpty {
+                body = Data(text.utf8)
+            } else {
+                body = Data(uuid.utf8)
+            }
             // Node sends the length of what it was given, and for HEAD no body.
             if !headers.contains("Content-Length") { headers.append("Content-Length", String(body.count)) }
             if request.normalizedMethod == "HEAD" { body = Data() }
@@ -354,15 +377,19 @@ struct CacheSuiteRunner {
                 let previousNow = responses.last.flatMap { $0.headers["Server-Now"] }.flatMap { Int64($0) }
                 for (name, value) in config.requestHeaders {
                     if config.magicIMS && name.lowercased() == "if-modified-since" {
-                        headers.append(name, CacheSuite.fixup(name: name, value: value, serverNowMs: previousNow, baseURL: nil, request: config))
+                        headers.append(
+                            name,
+                            CacheSuite.fixup(
+                                name: name, value: value, serverNowMs: previousNow, baseURL: nil, request: config))
                     } else {
                         headers.append(name, value.text)
                     }
                 }
                 headers.append("Test-ID", test.id)
                 headers.append("Req-Num", String(number))
-                let request = CacheRequest(method: config.method ?? "GET", url: URL(string: url)!, headers: headers,
-                                           body: config.requestBody.map { Data($0.utf8) })
+                let request = CacheRequest(
+                    method: config.method ?? "GET", url: URL(string: url)!, headers: headers,
+                    body: config.requestBody.map { Data($0.utf8) })
                 let mode: CacheMode = config.cache.flatMap(CacheMode.init(rawValue:)) ?? .default
                 let response: CachedResponse
                 do {
@@ -374,8 +401,9 @@ struct CacheSuiteRunner {
                 let body = try response.body.data()
                 response.body.discardIfFile()
                 responses.append((response.status, response.headers, body))
-                try checkResponse(config, number: number, status: response.status, headers: response.headers, body: body,
-                                  uuid: uuid, method: request.normalizedMethod)
+                try checkResponse(
+                    config, number: number, status: response.status, headers: response.headers, body: body,
+                    uuid: uuid, method: request.normalizedMethod)
                 if config.pauseAfter { clock.advance(3) }
             }
             try checkServer(test.requests, responses: responses, records: origin.records)
@@ -392,13 +420,16 @@ struct CacheSuiteRunner {
     }
 
     /// test-engine/client/test.mjs checkResponse.
-    private func checkResponse(_ config: CacheSuite.Request, number: Int, status: Int, headers: HTTPHeaders, body: Data,
-                               uuid: String, method: String) throws {
+    private func checkResponse(
+        _ config: CacheSuite.Request, number: Int, status: Int, headers: HTTPHeaders, body: Data,
+        uuid: String, method: String
+    ) throws {
         let servedNumber = headers["Server-Request-Count"].flatMap { Int($0) }
         if let type = config.expectedType {
             let setup = config.isSetup("expected_type")
             if type == "cached" && !(status == 304 && servedNumber == nil) {
-                try check(setup, servedNumber.map { $0 < number } ?? false, "Response \(number) does not come from cache")
+                try check(
+                    setup, servedNumber.map { $0 < number } ?? false, "Response \(number) does not come from cache")
             }
             if type == "not_cached" {
                 try check(setup, servedNumber == number, "Response \(number) comes from cache")
@@ -406,14 +437,18 @@ struct CacheSuiteRunner {
         }
         switch config.expectedStatus {
         case .value(let expected):
-            try check(config.isSetup("expected_status"), status == expected, "Response \(number) status is \(status), not \(expected)")
+            try check(
+                config.isSetup("expected_status"), status == expected,
+                "Response \(number) status is \(status), not \(expected)")
         case .null:
             break
         case .absent:
             if let configured = config.responseStatus {
                 try check(true, status == configured.0, "Response \(number) status is \(status), not \(configured.0)")
             } else if status == 999 {
-                try check(config.isSetup("expected_type"), false, "Request \(number) should have been conditional, but it was not.")
+                try check(
+                    config.isSetup("expected_type"), false,
+                    "Request \(number) should have been conditional, but it was not.")
             } else {
                 try check(true, status == 200, "Response \(number) status is \(status), not 200")
             }
@@ -426,26 +461,34 @@ struct CacheSuiteRunner {
             case .present(let name):
                 try check(setupPresent, headers.contains(name), "Response \(number) \(name) header not present.")
             case .equals(let name, let value):
-                let expected = CacheSuite.fixup(name: name, value: value, serverNowMs: serverNow, baseURL: base, request: config)
-                try check(setupPresent, headers[name] == expected,
-                          "Response \(number) header \(name) is \"\(headers[name] ?? "null")\", not \"\(expected)\"")
+                let expected = CacheSuite.fixup(
+                    name: name, value: value, serverNowMs: serverNow, baseURL: base, request: config)
+                try check(
+                    setupPresent, headers[name] == expected,
+                    "Response \(number) header \(name) is \"\(headers[name] ?? "null")\", not \"\(expected)\"")
             case .sameAs(let name, let other):
                 try check(setupPresent, headers.contains(name), "Response \(number) \(name) header not present.")
-                try check(setupPresent, headers[name] == headers[other],
-                          "Response \(number) header \(name) is \(headers[name] ?? "null"), should match \(other)")
+                try check(
+                    setupPresent, headers[name] == headers[other],
+                    "Response \(number) header \(name) is \(headers[name] ?? "null"), should match \(other)")
             case .greaterThan(let name, let bound):
                 try check(setupPresent, headers.contains(name), "Response \(number) \(name) header not present.")
                 let value = headers[name].flatMap { Double($0.prefix { $0.isNumber }) } ?? -.infinity
-                try check(setupPresent, value > bound, "Response \(number) header \(name) is \(headers[name] ?? "null"), should be bigger than \(bound)")
+                try check(
+                    setupPresent, value > bound,
+                    "Response \(number) header \(name) is \(headers[name] ?? "null"), should be bigger than \(bound)")
             }
         }
         let setupMissing = config.isSetup("expected_response_headers_missing")
         for (name, value) in config.expectedResponseHeadersMissing {
             if let value {
-                try check(setupMissing, !(headers[name]?.contains(value) ?? false),
-                          "Response \(number) header \(name) still has value \"\(value)\"")
+                try check(
+                    setupMissing, !(headers[name]?.contains(value) ?? false),
+                    "Response \(number) header \(name) still has value \"\(value)\"")
             } else {
-                try check(setupMissing, !headers.contains(name), "Response \(number) includes unexpected header \(name): \"\(headers[name] ?? "")\"")
+                try check(
+                    setupMissing, !headers.contains(name),
+                    "Response \(number) includes unexpected header \(name): \"\(headers[name] ?? "")\"")
             }
         }
         // The body.
@@ -453,7 +496,9 @@ struct CacheSuiteRunner {
         if !config.checkBody { return }
         switch config.expectedResponseText {
         case .value(let expected):
-            try check(config.isSetup("expected_response_text"), text == expected, "Response body is \"\(text)\", not \"\(expected)\"")
+            try check(
+                config.isSetup("expected_response_text"), text == expected,
+                "Response body is \"\(text)\", not \"\(expected)\"")
             return
         case .null:
             return
@@ -468,8 +513,10 @@ struct CacheSuiteRunner {
     }
 
     /// test-engine/client/test.mjs checkServerRequests.
-    private func checkServer(_ requests: [CacheSuite.Request], responses: [(status: Int, headers: HTTPHeaders, body: Data)],
-                             records: [CacheMockOrigin.Record]) throws {
+    private func checkServer(
+        _ requests: [CacheSuite.Request], responses: [(status: Int, headers: HTTPHeaders, body: Data)],
+        records: [CacheMockOrigin.Record]
+    ) throws {
         var recordIndex = 0
         for (index, config) in requests.enumerated() {
             let number = index + 1
@@ -480,8 +527,13 @@ struct CacheSuiteRunner {
             if let type = config.expectedType {
                 if type == "cached" { continue }
                 if type == "not_cached" {
-                    guard let record else { throw CacheCheckFailure(setup: false, message: "Request \(number) never reached the origin") }
-                    try check(setup, record.requestNumber == number, "Response \(number) comes from cache (\(record.requestNumber.map(String.init) ?? "NaN") on server)")
+                    guard let record else {
+                        throw CacheCheckFailure(setup: false, message: "Request \(number) never reached the origin")
+                    }
+                    try check(
+                        setup, record.requestNumber == number,
+                        "Response \(number) comes from cache (\(record.requestNumber.map(String.init) ?? "NaN") on server)"
+                    )
                 }
                 if type == "etag_validated" { validators.append("if-none-match") }
                 if type == "lm_validated" { validators.append("if-modified-since") }
@@ -492,19 +544,25 @@ struct CacheSuiteRunner {
                 try check(setup, record?.requestHeaders[name] != nil, "request \(number) doesn't have \(name) header")
             }
             if !config.expectedRequestHeaders.isEmpty {
-                guard let record else { throw CacheCheckFailure(setup: false, message: "Request \(number) never reached the origin") }
+                guard let record else {
+                    throw CacheCheckFailure(setup: false, message: "Request \(number) never reached the origin")
+                }
                 let setupPresent = config.isSetup("expected_request_headers")
                 for (name, value) in config.expectedRequestHeaders {
                     let received = record.requestHeaders[name.lowercased()]
                     if let value {
-                        try check(setupPresent, received == value, "Request \(number) header \(name) is \"\(received ?? "undefined")\", not \"\(value)\"")
+                        try check(
+                            setupPresent, received == value,
+                            "Request \(number) header \(name) is \"\(received ?? "undefined")\", not \"\(value)\"")
                     } else {
                         try check(setupPresent, received != nil, "Request \(number) \(name) header not present.")
                     }
                 }
             }
             if !config.expectedRequestHeadersMissing.isEmpty {
-                guard let record else { throw CacheCheckFailure(setup: false, message: "Request \(number) never reached the origin") }
+                guard let record else {
+                    throw CacheCheckFailure(setup: false, message: "Request \(number) never reached the origin")
+                }
                 let setupMissing = config.isSetup("expected_request_headers_missing")
                 for (name, value) in config.expectedRequestHeadersMissing {
                     let received = record.requestHeaders[name.lowercased()]
@@ -517,13 +575,16 @@ struct CacheSuiteRunner {
             }
             if let record {
                 for (name, value) in record.savedHeaders where name.lowercased() != "date" {
-                    try check(true, response.headers[name] == value,
-                              "Response \(number) header \(name) is \"\(response.headers[name] ?? "null")\", not \"\(value)\"")
+                    try check(
+                        true, response.headers[name] == value,
+                        "Response \(number) header \(name) is \"\(response.headers[name] ?? "null")\", not \"\(value)\""
+                    )
                 }
             }
             if let expected = config.expectedMethod {
-                try check(config.isSetup("expected_method"), record?.method == expected,
-                          "Request \(number) had method \(record?.method ?? "none"), not \(expected)")
+                try check(
+                    config.isSetup("expected_method"), record?.method == expected,
+                    "Request \(number) had method \(record?.method ?? "none"), not \(expected)")
             }
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// The http-tests/cache-tests suite replayed against `HTTPCache` below redirect following,
@@ -18,7 +19,9 @@ import Testing
 /// `cache.store-cookie-headers` set to `true` it keeps them and passes all 137.
 @Suite(.serialized) struct CacheConformanceTests {
     /// The required tests that check cookie fields and `Clear-Site-Data` are replayed from storage.
-    static let cookieFieldTests: Set<String> = ["headers-store-Set-Cookie", "headers-store-Set-Cookie2", "headers-store-Clear-Site-Data"]
+    static let cookieFieldTests: Set<String> = [
+        "headers-store-Set-Cookie", "headers-store-Set-Cookie2", "headers-store-Clear-Site-Data",
+    ]
 
     enum Applicability: Equatable {
         case privateProfile
@@ -27,24 +30,34 @@ import Testing
     }
 
     static func applicability(_ test: CacheSuite.Test) -> Applicability {
-        if test.cdnOnly { return .notApplicable("cdn_only: CDN-Cache-Control and other rules for CDNs, not for a client cache") }
+        if test.cdnOnly {
+            return .notApplicable("cdn_only: CDN-Cache-Control and other rules for CDNs, not for a client cache")
+        }
         if !test.browserSkip { return .privateProfile }
         switch test.suite {
         case "status", "conditional-lm", "conditional-inm": return .libraryRuns
-        case "interim": return .notApplicable("1xx interim responses are consumed by libcurl below the cache layer; the cache sees final responses only")
+        case "interim":
+            return .notApplicable(
+                "1xx interim responses are consumed by libcurl below the cache layer; the cache sees final responses only"
+            )
         default: break
         }
         if test.id.contains("authorization") {
-            return .notApplicable("shared-cache rule: Authorization limits only shared caches (RFC 9111 §3.5); a private cache stores the response")
+            return .notApplicable(
+                "shared-cache rule: Authorization limits only shared caches (RFC 9111 §3.5); a private cache stores the response"
+            )
         }
         if test.id.contains("s-maxage") || test.id.contains("smaxage") {
-            return .notApplicable("shared-cache rule: s-maxage binds only shared caches (RFC 9111 §5.2.2.10); a private cache ignores it")
+            return .notApplicable(
+                "shared-cache rule: s-maxage binds only shared caches (RFC 9111 §5.2.2.10); a private cache ignores it")
         }
         if test.id.contains("proxy-revalidate") {
             return .notApplicable("shared-cache rule: proxy-revalidate binds only shared caches (RFC 9111 §5.2.2.8)")
         }
         if test.id.contains("private") {
-            return .notApplicable("shared-cache rule: private forbids only shared caches to store (RFC 9111 §5.2.2.7); a private cache stores it")
+            return .notApplicable(
+                "shared-cache rule: private forbids only shared caches to store (RFC 9111 §5.2.2.7); a private cache stores it"
+            )
         }
         return .notApplicable("browser_skip")
     }
@@ -62,7 +75,9 @@ import Testing
     }
 
     /// Replays every applicable test against `store`; prints the report; returns the private-profile summary.
-    static func replay(_ label: String, store: WebsiteDataStore, clock: TestClock, listNotApplicable: Bool = false) async throws -> Summary {
+    static func replay(_ label: String, store: WebsiteDataStore, clock: TestClock, listNotApplicable: Bool = false)
+        async throws -> Summary
+    {
         let tests = try CacheSuite.load()
         let runner = CacheSuiteRunner(store: store, clock: clock)
         var results: [String: CacheTestResult] = [:]
@@ -84,7 +99,9 @@ import Testing
                     continue
                 }
                 if test.kind == "required" { summary.requiredFailures.insert(test.id) }
-                let dependencyFailed = test.dependsOn.contains { results[$0]?.passed == false || (results[$0] == nil && byID[$0] != nil) }
+                let dependencyFailed = test.dependsOn.contains {
+                    results[$0]?.passed == false || (results[$0] == nil && byID[$0] != nil)
+                }
                 let message: String
                 switch result {
                 case .fail(let text): message = (dependencyFailed ? "dependency failed; " : "") + text
@@ -98,13 +115,20 @@ import Testing
         let privateSummary = summarize(tests.filter { applicability($0) == .privateProfile })
         let libraryRuns = summarize(tests.filter { applicability($0) == .libraryRuns })
         let browsers = try CacheSuite.browserResults()
-        let requiredPrivate = Set(tests.filter { applicability($0) == .privateProfile && $0.kind == "required" }.map(\.id))
-        let baseline = ["chrome", "firefox", "safari"].map { "\($0) \(browsers[$0]!.intersection(requiredPrivate).count)" }
-        print("http-cache-tests [\(label)] private profile: \(privateSummary.line())   (browsers, required: \(baseline.joined(separator: ", ")))")
+        let requiredPrivate = Set(
+            tests.filter { applicability($0) == .privateProfile && $0.kind == "required" }.map(\.id))
+        let baseline = ["chrome", "firefox", "safari"].map {
+            "\($0) \(browsers[$0]!.intersection(requiredPrivate).count)"
+        }
+        print(
+            "http-cache-tests [\(label)] private profile: \(privateSummary.line())   (browsers, required: \(baseline.joined(separator: ", ")))"
+        )
         for kind in ["required", "optimal", "check"] {
             for line in privateSummary.notPassed[kind] ?? [] { print("  \(kind) not passed: \(line)") }
         }
-        print("http-cache-tests [\(label)] browser_skip tests a library runs (3xx below redirect following; 304s for the caller's own conditional requests): \(libraryRuns.line())")
+        print(
+            "http-cache-tests [\(label)] browser_skip tests a library runs (3xx below redirect following; 304s for the caller's own conditional requests): \(libraryRuns.line())"
+        )
         for kind in ["required", "optimal", "check"] {
             for line in libraryRuns.notPassed[kind] ?? [] { print("  browser_skip \(kind) not passed: \(line)") }
         }
@@ -123,7 +147,13 @@ import Testing
         #expect(privateProfile.filter { $0.kind == "optimal" }.count == 77)
         #expect(privateProfile.filter { $0.kind == "check" }.count == 86)
         // Every test is either run or listed as not applicable with a reason.
-        let listed = tests.filter { if case .notApplicable(let reason) = Self.applicability($0) { return reason != "browser_skip" } else { return true } }
+        let listed = tests.filter {
+            if case .notApplicable(let reason) = Self.applicability($0) {
+                return reason != "browser_skip"
+            } else {
+                return true
+            }
+        }
         #expect(listed.count == tests.count)
     }
 
@@ -133,8 +163,9 @@ import Testing
         let store = try WebsiteDataStore.testing(directory.url, clock: clock)
         try store.set(.memoryCacheMaxSize, to: "0")
         try store.set(.cacheStoresCookieHeaders, to: "true")
-        let summary = try await Self.replay("disk cache only, cache.store-cookie-headers=true", store: store, clock: clock,
-                                            listNotApplicable: true)
+        let summary = try await Self.replay(
+            "disk cache only, cache.store-cookie-headers=true", store: store, clock: clock,
+            listNotApplicable: true)
         #expect(summary.passed["required"] == 137)
         #expect(summary.requiredFailures.isEmpty)
         #expect(try store.httpCache.diskUsage() > 0)
@@ -145,7 +176,8 @@ import Testing
         let clock = TestClock()
         let store = try WebsiteDataStore.testing(nil, clock: clock)
         try store.set(.cacheStoresCookieHeaders, to: "true")
-        let summary = try await Self.replay("non-persistent store: memory cache only, cache.store-cookie-headers=true", store: store, clock: clock)
+        let summary = try await Self.replay(
+            "non-persistent store: memory cache only, cache.store-cookie-headers=true", store: store, clock: clock)
         #expect(summary.passed["required"] == 137)
         #expect(summary.requiredFailures.isEmpty)
         #expect(try store.httpCache.diskUsage() == 0)
@@ -157,7 +189,8 @@ import Testing
         let clock = TestClock()
         let store = try WebsiteDataStore.testing(directory.url, clock: clock)
         try store.set(.cacheStoresCookieHeaders, to: "true")
-        let summary = try await Self.replay("memory cache in front of disk cache, cache.store-cookie-headers=true", store: store, clock: clock)
+        let summary = try await Self.replay(
+            "memory cache in front of disk cache, cache.store-cookie-headers=true", store: store, clock: clock)
         #expect(summary.passed["required"] == 137)
         #expect(summary.requiredFailures.isEmpty)
     }
@@ -166,7 +199,8 @@ import Testing
         let directory = TemporaryDirectory()
         let clock = TestClock()
         let store = try WebsiteDataStore.testing(directory.url, clock: clock)
-        let summary = try await Self.replay("default settings: Set-Cookie, Set-Cookie2, Clear-Site-Data not stored", store: store, clock: clock)
+        let summary = try await Self.replay(
+            "default settings: Set-Cookie, Set-Cookie2, Clear-Site-Data not stored", store: store, clock: clock)
         #expect(summary.requiredFailures == Self.cookieFieldTests)
         #expect(summary.passed["required"] == 134)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// `HTTPCache.entries(sites:)` and `entries(for:)`: listing the disk and memory caches without using them.
@@ -13,13 +14,18 @@ import Testing
     /// A page of example.com (fresh for 600 s) and a script of example.org fetched for it,
     /// varying on `Accept-Language` (fresh for 60 s).
     func populate(_ store: WebsiteDataStore) async throws {
-        let page = CacheTestOrigin(headers: ["Cache-Control": "max-age=600", "ETag": "\"p1\""], body: Data("page body".utf8))
-        let script = CacheTestOrigin(headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language"],
-                                     body: Data("script body!".utf8))
+        let page = CacheTestOrigin(
+            headers: ["Cache-Control": "max-age=600", "ETag": "\"p1\""], body: Data("page body".utf8))
+        let script = CacheTestOrigin(
+            headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language"],
+            body: Data("script body!".utf8))
         let cache = store.httpCache
         #expect(try await cache.get(Self.page, origin: page.origin).outcome == .miss)
-        #expect(try await cache.get(Self.script, headers: ["Accept-Language": "en"], topLevelSite: URL(string: Self.page)!,
-                                    origin: script.origin).outcome == .miss)
+        #expect(
+            try await cache.get(
+                Self.script, headers: ["Accept-Language": "en"], topLevelSite: URL(string: Self.page)!,
+                origin: script.origin
+            ).outcome == .miss)
     }
 
     @Test func listsTheEntriesOfEverySiteWithTheirPolicy() async throws {
@@ -56,8 +62,10 @@ import Testing
         let english = CacheRequest(url: URL(string: Self.script)!, headers: ["Accept-Language": "en"])
         #expect(script.matches(english, topLevelSite: URL(string: Self.page)!))
         #expect(!script.matches(english))
-        #expect(!script.matches(CacheRequest(url: URL(string: Self.script)!, headers: ["Accept-Language": "fr"]),
-                                topLevelSite: URL(string: Self.page)!))
+        #expect(
+            !script.matches(
+                CacheRequest(url: URL(string: Self.script)!, headers: ["Accept-Language": "fr"]),
+                topLevelSite: URL(string: Self.page)!))
 
         // By site, and by URL (the fragment ignored).
         #expect(try store.httpCache.entries(sites: ["example.org"]).map(\.url.absoluteString) == [Self.script])
@@ -95,7 +103,7 @@ import Testing
         clock.advance(10)
         #expect(try store.httpCache.entries().map(\.lastAccess) == [used, stored])
         let reopened = try WebsiteDataStore.testing(directory.url, clock: clock)
-        #expect(try reopened.httpCache.entries().map(\.lastAccess) == [stored, stored])  // not yet written
+        #expect(try reopened.httpCache.entries().map(\.lastAccess) == [stored, stored]) // not yet written
         try await populateAgain(store)
         #expect(try reopened.httpCache.entries().first?.lastAccess == used)
     }

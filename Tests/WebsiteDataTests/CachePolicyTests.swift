@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// The parts of the cache policy on their own: Cache-Control and date parsing, freshness and
@@ -8,11 +9,14 @@ import Testing
 @Suite struct CachePolicyTests {
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
-    func policy(_ headers: HTTPHeaders, status: Int = 200, method: String = "GET", request: HTTPHeaders = [],
-                url: String = "https://example.com/r", requestTime: Date? = nil, responseTime: Date? = nil,
-                options: CachePolicy.Options = .init()) -> CachePolicy {
-        CachePolicy(request: CacheRequest(method: method, url: URL(string: url)!, headers: request), status: status,
-                    headers: headers, requestTime: requestTime ?? t0, responseTime: responseTime ?? t0, options: options)
+    func policy(
+        _ headers: HTTPHeaders, status: Int = 200, method: String = "GET", request: HTTPHeaders = [],
+        url: String = "https://example.com/r", requestTime: Date? = nil, responseTime: Date? = nil,
+        options: CachePolicy.Options = .init()
+    ) -> CachePolicy {
+        CachePolicy(
+            request: CacheRequest(method: method, url: URL(string: url)!, headers: request), status: status,
+            headers: headers, requestTime: requestTime ?? t0, responseTime: responseTime ?? t0, options: options)
     }
 
     func get(_ headers: HTTPHeaders = [], url: String = "https://example.com/r") -> CacheRequest {
@@ -50,39 +54,50 @@ import Testing
     // MARK: Dates
 
     @Test func theThreeDateFormsParseAndOthersDoNot() {
-        let expected = Date(timeIntervalSince1970: 784111777) // Sun, 06 Nov 1994 08:49:37 GMT
+        let expected = Date(timeIntervalSince1970: 784_111_777) // Sun, 06 Nov 1994 08:49:37 GMT
         #expect(HTTPDate.parse("Sun, 06 Nov 1994 08:49:37 GMT") == expected)
         #expect(HTTPDate.parse("Sunday, 06-Nov-94 08:49:37 GMT", now: t0) == expected)
         #expect(HTTPDate.parse("Sun Nov  6 08:49:37 1994") == expected)
         #expect(HTTPDate.parse("SUN, 06 NOV 1994 08:49:37 gmt") == expected)
         #expect(HTTPDate.format(expected) == "Sun, 06 Nov 1994 08:49:37 GMT")
-        for bad in ["0", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun 06 Nov 1994 08:49:37 GMT", "Sun, 06  Nov 1994 08:49:37 GMT",
-                    "Sun, 06-Nov-1994 08:49:37 GMT", "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT",
-                    "Sun, 06 Nov 1994 08.49.37 GMT", "Sun, 31 Feb 1994 08:49:37 GMT", ""] {
+        for bad in [
+            "0", "Sun, 06 Nov 1994 08:49:37 UTC", "Sun 06 Nov 1994 08:49:37 GMT", "Sun, 06  Nov 1994 08:49:37 GMT",
+            "Sun, 06-Nov-1994 08:49:37 GMT", "Sun, 06 Nov 94 08:49:37 GMT", "Sun, 06 Nov 1994 8:49:37 GMT",
+            "Sun, 06 Nov 1994 08.49.37 GMT", "Sun, 31 Feb 1994 08:49:37 GMT", "",
+        ] {
             #expect(HTTPDate.parse(bad, now: t0) == nil, "\(bad)")
         }
         // A two-digit year more than 50 years ahead is in the past century.
-        #expect(HTTPDate.parse("Thursday, 18-Aug-50 02:01:18 GMT", now: t0).map(HTTPDate.format) == "Thu, 18 Aug 2050 02:01:18 GMT")
-        #expect(HTTPDate.parse("Monday, 18-Aug-99 02:01:18 GMT", now: t0).map(HTTPDate.format) == "Wed, 18 Aug 1999 02:01:18 GMT")
+        #expect(
+            HTTPDate.parse("Thursday, 18-Aug-50 02:01:18 GMT", now: t0).map(HTTPDate.format)
+                == "Thu, 18 Aug 2050 02:01:18 GMT")
+        #expect(
+            HTTPDate.parse("Monday, 18-Aug-99 02:01:18 GMT", now: t0).map(HTTPDate.format)
+                == "Wed, 18 Aug 1999 02:01:18 GMT")
     }
 
     // MARK: Freshness and age
 
     @Test func freshnessComesFromMaxAgeThenExpiresThenTheHeuristic() {
         let date = HTTPDate.format(t0)
-        #expect(policy(["Cache-Control": "max-age=60", "Expires": HTTPDate.format(t0 + 600), "Date": date]).freshnessLifetime == 60)
+        #expect(
+            policy(["Cache-Control": "max-age=60", "Expires": HTTPDate.format(t0 + 600), "Date": date])
+                .freshnessLifetime == 60)
         #expect(policy(["Expires": HTTPDate.format(t0 + 600), "Date": date]).freshnessLifetime == 600)
         #expect(policy(["Expires": "0", "Date": date]).freshnessLifetime == 0)
         #expect(policy(["Last-Modified": HTTPDate.format(t0 - 1000), "Date": date]).freshnessLifetime == 100)
-        #expect(policy(["Last-Modified": HTTPDate.format(t0 - 1000), "Date": date], status: 201).freshnessLifetime == 0)
-        #expect(policy(["Last-Modified": HTTPDate.format(t0 - 1000), "Cache-Control": "public", "Date": date], status: 599)
-            .freshnessLifetime == 100)
+        #expect(
+            policy(["Last-Modified": HTTPDate.format(t0 - 1000), "Date": date], status: 201).freshnessLifetime == 0)
+        #expect(
+            policy(["Last-Modified": HTTPDate.format(t0 - 1000), "Cache-Control": "public", "Date": date], status: 599)
+                .freshnessLifetime == 100)
         #expect(policy(["Cache-Control": "s-maxage=60"]).freshnessLifetime == 0)
     }
 
     @Test func ageCountsTheAgeFieldTheResponseDelayAndResidentTime() {
-        let p = policy(["Cache-Control": "max-age=100", "Age": "30", "Date": HTTPDate.format(t0)],
-                       requestTime: t0 - 2, responseTime: t0)
+        let p = policy(
+            ["Cache-Control": "max-age=100", "Age": "30", "Date": HTTPDate.format(t0)],
+            requestTime: t0 - 2, responseTime: t0)
         #expect(p.age(at: t0) == 32)
         #expect(p.age(at: t0 + 10) == 42)
         #expect(p.timeToLive(at: t0 + 10) == 58)
@@ -122,9 +137,12 @@ import Testing
     }
 
     @Test func storedHeadersDropHopByHopConnectionListedAndCookieFields() {
-        let headers: HTTPHeaders = [("Connection", "close, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "5"), ("Transfer-Encoding", "chunked"),
-                                    ("Set-Cookie", "a=1"), ("Clear-Site-Data", "\"cache\""), ("Cache-Control", "max-age=5, no-cache=\"X-Secret\""),
-                                    ("X-Secret", "s"), ("X-Kept", "k")]
+        let headers: HTTPHeaders = [
+            ("Connection", "close, X-Hop"), ("X-Hop", "1"), ("Keep-Alive", "5"), ("Transfer-Encoding", "chunked"),
+            ("Set-Cookie", "a=1"), ("Clear-Site-Data", "\"cache\""),
+            ("Cache-Control", "max-age=5, no-cache=\"X-Secret\""),
+            ("X-Secret", "s"), ("X-Kept", "k"),
+        ]
         let kept = policy(headers).headers
         #expect(kept.fields.map(\.name) == ["Cache-Control", "X-Kept"])
         let strict = policy(headers, options: .init(storesCookieHeaders: true)).headers
@@ -132,11 +150,16 @@ import Testing
     }
 
     @Test func a304UpdatesStoredFieldsButNotContentLength() {
-        let stored = policy([("Cache-Control", "max-age=1"), ("ETag", "\"v\""), ("Content-Length", "36"), ("X-A", "1"), ("X-B", "1")])
-        let (updated, modified) = stored.revalidated(request: get(), status: 304,
-                                                     headers: [("Cache-Control", "max-age=100"), ("Content-Length", "0"), ("X-A", "2"),
-                                                               ("X-A", "3"), ("Connection", "X-B"), ("X-B", "9")],
-                                                     requestTime: t0 + 10, responseTime: t0 + 10)
+        let stored = policy([
+            ("Cache-Control", "max-age=1"), ("ETag", "\"v\""), ("Content-Length", "36"), ("X-A", "1"), ("X-B", "1"),
+        ])
+        let (updated, modified) = stored.revalidated(
+            request: get(), status: 304,
+            headers: [
+                ("Cache-Control", "max-age=100"), ("Content-Length", "0"), ("X-A", "2"),
+                ("X-A", "3"), ("Connection", "X-B"), ("X-B", "9"),
+            ],
+            requestTime: t0 + 10, responseTime: t0 + 10)
         #expect(!modified)
         #expect(updated.headers["Content-Length"] == "36")
         #expect(updated.headers["X-A"] == "2, 3")
@@ -157,7 +180,9 @@ import Testing
         #expect(p.reuse(for: get(["Cache-Control": "max-stale=30"]), at: t0 + 120) == .staleAllowed)
         #expect(p.reuse(for: get(["Cache-Control": "max-stale"]), at: t0 + 9999) == .staleAllowed)
         #expect(p.reuse(for: get(url: "https://example.com/other"), at: t0) == .unusable)
-        #expect(policy(["Cache-Control": "max-age=100, must-revalidate"]).reuse(for: get(["Cache-Control": "max-stale"]), at: t0 + 120) == .revalidate)
+        #expect(
+            policy(["Cache-Control": "max-age=100, must-revalidate"]).reuse(
+                for: get(["Cache-Control": "max-stale"]), at: t0 + 120) == .revalidate)
         #expect(policy(["Cache-Control": "max-age=100, no-cache"]).reuse(for: get(), at: t0) == .revalidate)
         // Pragma is deprecated and ignored.
         #expect(p.reuse(for: get(["Pragma": "no-cache"]), at: t0 + 10) == .fresh)
@@ -169,7 +194,11 @@ import Testing
         #expect(p.matches(get([("foo", " 1 ,2 "), ("bar", "x")])))
         #expect(!p.matches(get([("Foo", "1, 2")])))
         #expect(!p.matches(get([("Foo", "1, 2"), ("Bar", "")])))
-        #expect(p.matches(CacheRequest(method: "HEAD", url: URL(string: "https://example.com/r#frag")!, headers: [("Foo", "1,2"), ("Bar", "x")])))
+        #expect(
+            p.matches(
+                CacheRequest(
+                    method: "HEAD", url: URL(string: "https://example.com/r#frag")!,
+                    headers: [("Foo", "1,2"), ("Bar", "x")])))
     }
 
     @Test func callerConditionsAreEvaluatedAgainstTheStoredResponse() {
@@ -180,7 +209,10 @@ import Testing
         #expect(p.conditionIsNotModified(get(["If-Modified-Since": HTTPDate.format(t0 - 100)])) == true)
         #expect(p.conditionIsNotModified(get(["If-Modified-Since": HTTPDate.format(t0 - 200)])) == false)
         #expect(p.conditionIsNotModified(get()) == nil)
-        #expect(p.notModifiedHeaders(at: t0).fields.map(\.name).sorted() == ["Age", "Cache-Control", "ETag", "Last-Modified"])
+        #expect(
+            p.notModifiedHeaders(at: t0).fields.map(\.name).sorted() == [
+                "Age", "Cache-Control", "ETag", "Last-Modified",
+            ])
     }
 
     // MARK: The request paths of HTTPCache
@@ -195,18 +227,22 @@ import Testing
         let origin = CacheTestOrigin { request, n in
             if request.normalizedMethod == "HEAD" {
                 let etag = request.url.path == "/changed" ? "\"new\"" : "\"same\""
-                return OriginResponse(status: 200, headers: [("Cache-Control", "max-age=1000"), ("X-Version", "2"), ("ETag", etag)])
+                return OriginResponse(
+                    status: 200, headers: [("Cache-Control", "max-age=1000"), ("X-Version", "2"), ("ETag", etag)])
             }
-            return OriginResponse(status: 200, headers: [("Cache-Control", "max-age=10"), ("X-Version", "1"), ("ETag", "\"same\"")],
-                                  body: .data(Data("body".utf8)))
+            return OriginResponse(
+                status: 200, headers: [("Cache-Control", "max-age=10"), ("X-Version", "1"), ("ETag", "\"same\"")],
+                body: .data(Data("body".utf8)))
         }
         let http = store.httpCache
         _ = try await http.get("https://example.com/h", origin: origin.origin)
-        let head = try await http.send(CacheRequest(method: "HEAD", url: URL(string: "https://example.com/h")!), origin: origin.origin)
+        let head = try await http.send(
+            CacheRequest(method: "HEAD", url: URL(string: "https://example.com/h")!), origin: origin.origin)
         #expect(head.outcome == .hit && head.status == 200)
         #expect(try head.body.data().isEmpty)
         clock.advance(20)
-        let forwarded = try await http.send(CacheRequest(method: "HEAD", url: URL(string: "https://example.com/h")!), origin: origin.origin)
+        let forwarded = try await http.send(
+            CacheRequest(method: "HEAD", url: URL(string: "https://example.com/h")!), origin: origin.origin)
         #expect(forwarded.outcome == .revalidated)
         #expect(forwarded.headers["X-Version"] == "2" && forwarded.headers["Age"] == "0")
         #expect(origin.requests.last?.normalizedMethod == "HEAD")
@@ -217,7 +253,8 @@ import Testing
         // A HEAD response for another representation (another ETag) updates nothing.
         _ = try await http.get("https://example.com/changed", origin: origin.origin)
         clock.advance(20)
-        let other = try await http.send(CacheRequest(method: "HEAD", url: URL(string: "https://example.com/changed")!), origin: origin.origin)
+        let other = try await http.send(
+            CacheRequest(method: "HEAD", url: URL(string: "https://example.com/changed")!), origin: origin.origin)
         #expect(other.outcome == .miss && other.headers["ETag"] == "\"new\"")
         let stillStale = try await http.get("https://example.com/changed", origin: origin.origin)
         #expect(stillStale.outcome != .hit)
@@ -228,8 +265,10 @@ import Testing
         let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=60"], body: Data("0123456789".utf8))
         let http = store.httpCache
         _ = try await http.get("https://example.com/r", origin: origin.origin)
-        for (range, text, contentRange) in [("bytes=2-4", "234", "bytes 2-4/10"), ("bytes=7-", "789", "bytes 7-9/10"),
-                                            ("bytes=-2", "89", "bytes 8-9/10"), ("bytes=5-100", "56789", "bytes 5-9/10")] {
+        for (range, text, contentRange) in [
+            ("bytes=2-4", "234", "bytes 2-4/10"), ("bytes=7-", "789", "bytes 7-9/10"),
+            ("bytes=-2", "89", "bytes 8-9/10"), ("bytes=5-100", "56789", "bytes 5-9/10"),
+        ] {
             let response = try await http.get("https://example.com/r", headers: ["Range": range], origin: origin.origin)
             #expect(response.status == 206 && response.outcome == .hit)
             #expect(try response.bytes() == Data(text.utf8))
@@ -250,15 +289,19 @@ import Testing
         let http = store.httpCache
         for path in ["a", "b", "c"] { _ = try await http.get("https://example.com/\(path)", origin: pages.origin) }
         _ = try await http.get("https://other.example/c", origin: pages.origin)
-        let post = CacheTestOrigin(status: 303, headers: [("Location", "/b"), ("Content-Location", "https://other.example/c")])
-        _ = try await http.send(CacheRequest(method: "POST", url: URL(string: "https://example.com/a")!, body: Data("x".utf8)), origin: post.origin)
+        let post = CacheTestOrigin(
+            status: 303, headers: [("Location", "/b"), ("Content-Location", "https://other.example/c")])
+        _ = try await http.send(
+            CacheRequest(method: "POST", url: URL(string: "https://example.com/a")!, body: Data("x".utf8)),
+            origin: post.origin)
         #expect(try await http.get("https://example.com/a", origin: pages.origin).outcome == .miss)
         #expect(try await http.get("https://example.com/b", origin: pages.origin).outcome == .miss)
         #expect(try await http.get("https://example.com/c", origin: pages.origin).outcome == .hit)
         #expect(try await http.get("https://other.example/c", origin: pages.origin).outcome == .hit)
         // A failed unsafe request invalidates nothing.
         let failed = CacheTestOrigin(status: 500, headers: [])
-        _ = try await http.send(CacheRequest(method: "DELETE", url: URL(string: "https://example.com/c")!), origin: failed.origin)
+        _ = try await http.send(
+            CacheRequest(method: "DELETE", url: URL(string: "https://example.com/c")!), origin: failed.origin)
         #expect(try await http.get("https://example.com/c", origin: pages.origin).outcome == .hit)
     }
 
@@ -266,9 +309,13 @@ import Testing
         let (store, clock) = cache()
         let origin = CacheTestOrigin { request, n in
             if n == 1 {
-                return OriginResponse(status: 200, headers: [("Cache-Control", "max-age=10"), ("ETag", "\"e1\""),
-                                                             ("Last-Modified", "Wed, 01 Jan 2020 00:00:00 GMT")],
-                                      body: .data(Data("v1".utf8)))
+                return OriginResponse(
+                    status: 200,
+                    headers: [
+                        ("Cache-Control", "max-age=10"), ("ETag", "\"e1\""),
+                        ("Last-Modified", "Wed, 01 Jan 2020 00:00:00 GMT"),
+                    ],
+                    body: .data(Data("v1".utf8)))
             }
             #expect(request.headers["If-None-Match"] == "\"e1\"")
             #expect(request.headers["If-Modified-Since"] == "Wed, 01 Jan 2020 00:00:00 GMT")
@@ -289,7 +336,9 @@ import Testing
     @Test func staleWhileRevalidateServesStaleAndRefreshesInTheBackground() async throws {
         let (store, clock) = cache()
         let origin = CacheTestOrigin { _, n in
-            OriginResponse(status: 200, headers: ["Cache-Control": "max-age=10, stale-while-revalidate=60"], body: .data(Data("v\(n)".utf8)))
+            OriginResponse(
+                status: 200, headers: ["Cache-Control": "max-age=10, stale-while-revalidate=60"],
+                body: .data(Data("v\(n)".utf8)))
         }
         let http = store.httpCache
         _ = try await http.get("https://example.com/s", origin: origin.origin)
@@ -334,7 +383,8 @@ import Testing
         let (store, clock) = cache()
         let http = store.httpCache
         let origin = CacheTestOrigin { _, n in
-            OriginResponse(status: 200, headers: ["Cache-Control": "max-age=10", "ETag": "\"e\""], body: .data(Data("v\(n)".utf8)))
+            OriginResponse(
+                status: 200, headers: ["Cache-Control": "max-age=10", "ETag": "\"e\""], body: .data(Data("v\(n)".utf8)))
         }
         let url = "https://example.com/m"
         #expect(try await http.get(url, mode: .onlyIfCached, origin: unreachableOrigin).status == 504)
@@ -350,7 +400,9 @@ import Testing
         let forced = try await http.get(url, mode: .forceCache, origin: unreachableOrigin)
         #expect(forced.outcome == .stale)
         #expect(try await http.get(url, mode: .onlyIfCached, origin: unreachableOrigin).outcome == .stale)
-        #expect(try await http.get(url, headers: ["Cache-Control": "only-if-cached"], origin: unreachableOrigin).status == 504)
+        #expect(
+            try await http.get(url, headers: ["Cache-Control": "only-if-cached"], origin: unreachableOrigin).status
+                == 504)
     }
 
     @Test func theCallersOwnConditionalRequestGetsA304FromTheCache() async throws {
@@ -358,10 +410,12 @@ import Testing
         let http = store.httpCache
         let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=60", "ETag": "\"v\""])
         _ = try await http.get("https://example.com/c", origin: origin.origin)
-        let notModified = try await http.get("https://example.com/c", headers: ["If-None-Match": "\"v\""], origin: unreachableOrigin)
+        let notModified = try await http.get(
+            "https://example.com/c", headers: ["If-None-Match": "\"v\""], origin: unreachableOrigin)
         #expect(notModified.status == 304 && notModified.outcome == .hit)
         #expect(notModified.headers["ETag"] == "\"v\"")
-        let full = try await http.get("https://example.com/c", headers: ["If-None-Match": "\"other\""], origin: unreachableOrigin)
+        let full = try await http.get(
+            "https://example.com/c", headers: ["If-None-Match": "\"other\""], origin: unreachableOrigin)
         #expect(full.status == 200)
         // Conditions the cache does not evaluate go to the origin.
         _ = try await http.get("https://example.com/c", headers: ["If-Match": "\"v\""], origin: origin.origin)

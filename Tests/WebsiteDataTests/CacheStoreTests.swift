@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// An origin for cache tests: counts the requests that reach it and answers with `handler`.
@@ -36,9 +37,13 @@ let unreachableOrigin: HTTPCache.Origin = { request in
 
 extension HTTPCache {
     /// A GET of `url` (tests' shorthand).
-    func get(_ url: String, headers: HTTPHeaders = [], mode: CacheMode = .default, topLevelSite: URL? = nil,
-             origin: @escaping Origin) async throws -> CachedResponse {
-        try await send(CacheRequest(url: URL(string: url)!, headers: headers), mode: mode, topLevelSite: topLevelSite, origin: origin)
+    func get(
+        _ url: String, headers: HTTPHeaders = [], mode: CacheMode = .default, topLevelSite: URL? = nil,
+        origin: @escaping Origin
+    ) async throws -> CachedResponse {
+        try await send(
+            CacheRequest(url: URL(string: url)!, headers: headers), mode: mode, topLevelSite: topLevelSite,
+            origin: origin)
     }
 }
 
@@ -62,12 +67,16 @@ extension CachedResponse {
     func store() throws -> WebsiteDataStore { try WebsiteDataStore.testing(directory.url, clock: clock) }
 
     /// Files in the cache folder, temporary ones included.
-    func files() -> [String] { ((try? FileManager.default.contentsOfDirectory(atPath: cacheFolder.path)) ?? []).sorted() }
+    func files() -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: cacheFolder.path)) ?? []).sorted()
+    }
 
     /// Body files the rows name.
     func rowFiles(_ store: WebsiteDataStore) throws -> [String] {
         try store.database.read { db in
-            try db.rows("SELECT body_file FROM http_cache WHERE body_file IS NOT NULL ORDER BY body_file") { $0.string(0) }
+            try db.rows("SELECT body_file FROM http_cache WHERE body_file IS NOT NULL ORDER BY body_file") {
+                $0.string(0)
+            }
         }
     }
 
@@ -81,7 +90,8 @@ extension CachedResponse {
 
     @Test func storedResponsesSurviveReopeningTheStore() async throws {
         let small = CacheTestOrigin(headers: ["Cache-Control": "max-age=3600"], body: Data("small".utf8))
-        let large = CacheTestOrigin(headers: ["Cache-Control": "max-age=3600", "ETag": "\"big\""], body: Self.body(200_000))
+        let large = CacheTestOrigin(
+            headers: ["Cache-Control": "max-age=3600", "ETag": "\"big\""], body: Self.body(200_000))
         do {
             let cache = try store().httpCache
             #expect(try await cache.get("https://example.com/small", origin: small.origin).outcome == .miss)
@@ -97,7 +107,10 @@ extension CachedResponse {
         #expect(first.headers["Age"] == "60")
         let second = try await cache.get("https://example.com/large", origin: unreachableOrigin)
         #expect(second.outcome == .hit)
-        guard case .file = second.body else { Issue.record("a large body is served as a file"); return }
+        guard case .file = second.body else {
+            Issue.record("a large body is served as a file")
+            return
+        }
         #expect(try second.bytes() == Self.body(200_000))
         #expect(second.headers["ETag"] == "\"big\"")
         #expect(small.hits == 1 && large.hits == 1)
@@ -116,7 +129,8 @@ extension CachedResponse {
         let names = try rowFiles(store)
         #expect(names.count == 1)
         #expect(files() == names)
-        let attributes = try FileManager.default.attributesOfItem(atPath: cacheFolder.appendingPathComponent(names[0]).path)
+        let attributes = try FileManager.default.attributesOfItem(
+            atPath: cacheFolder.appendingPathComponent(names[0]).path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
         let folder = try FileManager.default.attributesOfItem(atPath: cacheFolder.path)
         #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
@@ -171,8 +185,13 @@ extension CachedResponse {
         clock.advance(1)
         _ = try await cache.get("https://example.com/5", origin: origin.origin)
         #expect(try cache.diskUsage() <= 350 * 1024)
-        let urls = try store.database.read { db in try db.rows("SELECT url FROM http_cache ORDER BY url") { $0.string(0) } }
-        #expect(urls == ["https://example.com/0", "https://example.com/3", "https://example.com/4", "https://example.com/5"])
+        let urls = try store.database.read { db in
+            try db.rows("SELECT url FROM http_cache ORDER BY url") { $0.string(0) }
+        }
+        #expect(
+            urls == [
+                "https://example.com/0", "https://example.com/3", "https://example.com/4", "https://example.com/5",
+            ])
         #expect(files() == (try rowFiles(store)))
         #expect(origin.hits == 6)
         // A response larger than a quarter of the limit is not stored at all.
@@ -189,7 +208,8 @@ extension CachedResponse {
         let cache = store.httpCache
         let origin = CacheTestOrigin { request, _ in
             let size = request.url.path.hasSuffix("big") ? 100_000 : 10
-            return OriginResponse(status: 200, headers: ["Cache-Control": "max-age=86400"], body: .data(Self.body(size)))
+            return OriginResponse(
+                status: 200, headers: ["Cache-Control": "max-age=86400"], body: .data(Self.body(size)))
         }
         _ = try await cache.get("https://old.example/big", origin: origin.origin)
         _ = try await cache.get("https://old.example/small", origin: origin.origin)
@@ -201,7 +221,9 @@ extension CachedResponse {
 
         let removed = try await store.removeData(ofTypes: [.diskCache], modifiedSince: cut)
         #expect(removed.map(\.displayName) == ["new.example"])
-        let urls = try store.database.read { db in try db.rows("SELECT url FROM http_cache ORDER BY url") { $0.string(0) } }
+        let urls = try store.database.read { db in
+            try db.rows("SELECT url FROM http_cache ORDER BY url") { $0.string(0) }
+        }
         #expect(urls == ["https://old.example/big", "https://old.example/small"])
         #expect(files() == (try rowFiles(store)))
         #expect(files().count == 1)
@@ -218,7 +240,8 @@ extension CachedResponse {
         _ = try await cache.get("https://www.b.example/y", origin: origin.origin)
         let records = try await store.dataRecords(ofTypes: [.diskCache])
         #expect(records.map(\.displayName) == ["a.example", "b.example"])
-        let dry = try store.removeData(ofTypes: [.diskCache], matching: RemovalFilter(sites: ["b.example"]), dryRun: true)
+        let dry = try store.removeData(
+            ofTypes: [.diskCache], matching: RemovalFilter(sites: ["b.example"]), dryRun: true)
         #expect(dry.map(\.displayName) == ["b.example"])
         #expect(try rowCount(store) == 2)
         try await store.removeData(ofTypes: [.diskCache], for: records.filter { $0.displayName == "b.example" })
@@ -237,8 +260,9 @@ extension CachedResponse {
         let recent = cacheFolder.appendingPathComponent("tmp-being-written")
         try Data("orphan".utf8).write(to: old)
         try Data("in progress".utf8).write(to: recent)
-        try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-HTTPDiskCache.orphanGracePeriod - 60)],
-                                              ofItemAtPath: old.path)
+        try FileManager.default.setAttributes(
+            [.modificationDate: Date().addingTimeInterval(-HTTPDiskCache.orphanGracePeriod - 60)],
+            ofItemAtPath: old.path)
         let reopened = try store()
         let names = files()
         #expect(!names.contains(old.lastPathComponent))
@@ -254,12 +278,17 @@ extension CachedResponse {
         let cache = store.httpCache
         let origin = CacheTestOrigin { request, _ in
             let language = request.headers["Accept-Language"] ?? "none"
-            return OriginResponse(status: 200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language"],
-                                  body: .data(Data(language.utf8)))
+            return OriginResponse(
+                status: 200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language"],
+                body: .data(Data(language.utf8)))
         }
         let url = "https://example.com/page"
-        #expect(try await cache.get(url, headers: ["Accept-Language": "en"], origin: origin.origin).bytes() == Data("en".utf8))
-        #expect(try await cache.get(url, headers: ["Accept-Language": "de"], origin: origin.origin).bytes() == Data("de".utf8))
+        #expect(
+            try await cache.get(url, headers: ["Accept-Language": "en"], origin: origin.origin).bytes()
+                == Data("en".utf8))
+        #expect(
+            try await cache.get(url, headers: ["Accept-Language": "de"], origin: origin.origin).bytes()
+                == Data("de".utf8))
         let en = try await cache.get(url, headers: ["Accept-Language": "en"], origin: origin.origin)
         let de = try await cache.get(url, headers: ["Accept-Language": "de"], origin: origin.origin)
         #expect(en.outcome == .hit && de.outcome == .hit)
@@ -277,16 +306,21 @@ extension CachedResponse {
         let cache = store.httpCache
         let plain = CacheTestOrigin(headers: ["Cache-Control": "max-age=60"], body: Data("plain".utf8))
         let varying = CacheTestOrigin { request, _ in
-            OriginResponse(status: 200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language"],
-                           body: .data(Data((request.headers["Accept-Language"] ?? "-").utf8)))
+            OriginResponse(
+                status: 200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language"],
+                body: .data(Data((request.headers["Accept-Language"] ?? "-").utf8)))
         }
         let url = "https://example.com/v"
         _ = try await cache.get(url, origin: plain.origin)
         // A reload brings a response that varies: the old one, which would match every request, goes.
         _ = try await cache.get(url, headers: ["Accept-Language": "en"], mode: .reload, origin: varying.origin)
         #expect(try rowCount(store) == 1)
-        #expect(try await cache.get(url, headers: ["Accept-Language": "fr"], origin: varying.origin).bytes() == Data("fr".utf8))
-        #expect(try await cache.get(url, headers: ["Accept-Language": "en"], origin: unreachableOrigin).bytes() == Data("en".utf8))
+        #expect(
+            try await cache.get(url, headers: ["Accept-Language": "fr"], origin: varying.origin).bytes()
+                == Data("fr".utf8))
+        #expect(
+            try await cache.get(url, headers: ["Accept-Language": "en"], origin: unreachableOrigin).bytes()
+                == Data("en".utf8))
         #expect(try rowCount(store) == 2)
         #expect(varying.hits == 2)
     }
@@ -296,24 +330,31 @@ extension CachedResponse {
         let cache = store.httpCache
         let origin = CacheTestOrigin { request, n in
             if n == 1 {
-                return OriginResponse(status: 200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language", "ETag": "\"one\""],
-                                      body: .data(Self.body(100_000)))
+                return OriginResponse(
+                    status: 200,
+                    headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language", "ETag": "\"one\""],
+                    body: .data(Self.body(100_000)))
             }
             if request.headers["Accept-Language"] == "fr" {
                 #expect(request.headers["If-None-Match"] == "\"one\"")
                 return OriginResponse(status: 304, headers: ["ETag": "\"one\"", "Cache-Control": "max-age=120"])
             }
             // A 304 that names no stored variant cannot answer the caller: it is asked again without condition.
-            if request.headers["If-None-Match"] != nil { return OriginResponse(status: 304, headers: ["ETag": "\"two\""]) }
-            return OriginResponse(status: 200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language", "ETag": "\"two\""],
-                                  body: .data(Data("de".utf8)))
+            if request.headers["If-None-Match"] != nil {
+                return OriginResponse(status: 304, headers: ["ETag": "\"two\""])
+            }
+            return OriginResponse(
+                status: 200, headers: ["Cache-Control": "max-age=60", "Vary": "Accept-Language", "ETag": "\"two\""],
+                body: .data(Data("de".utf8)))
         }
         let url = "https://example.com/doc"
         _ = try await cache.get(url, headers: ["Accept-Language": "en"], origin: origin.origin)
         let french = try await cache.get(url, headers: ["Accept-Language": "fr"], origin: origin.origin)
         #expect(french.outcome == .revalidated && french.status == 200)
         #expect(try french.bytes() == Self.body(100_000))
-        #expect(try await cache.get(url, headers: ["Accept-Language": "fr"], origin: unreachableOrigin).bytes() == Self.body(100_000))
+        #expect(
+            try await cache.get(url, headers: ["Accept-Language": "fr"], origin: unreachableOrigin).bytes()
+                == Self.body(100_000))
         let german = try await cache.get(url, headers: ["Accept-Language": "de"], origin: origin.origin)
         #expect(german.status == 200 && german.outcome == .miss)
         #expect(try german.bytes() == Data("de".utf8))
@@ -331,7 +372,9 @@ extension CachedResponse {
         for _ in 0..<50 { try handle.write(contentsOf: chunk) }
         try handle.close()
         let origin = CacheTestOrigin { _, _ in
-            OriginResponse(status: 200, headers: ["Cache-Control": "max-age=600", "Content-Length": "52428800"], body: .file(download))
+            OriginResponse(
+                status: 200, headers: ["Cache-Control": "max-age=600", "Content-Length": "52428800"],
+                body: .file(download))
         }
         let miss = try await cache.get("https://example.com/big.bin", origin: origin.origin)
         #expect(miss.body == .file(download))
@@ -339,7 +382,10 @@ extension CachedResponse {
         try FileManager.default.removeItem(at: download)
         let hit = try await cache.get("https://example.com/big.bin", origin: unreachableOrigin)
         #expect(hit.outcome == .hit)
-        guard case .file(let copy) = hit.body else { Issue.record("a large body is served as a file"); return }
+        guard case .file(let copy) = hit.body else {
+            Issue.record("a large body is served as a file")
+            return
+        }
         let stored = cacheFolder.appendingPathComponent(try #require(try rowFiles(store).first))
         let a = try FileManager.default.attributesOfItem(atPath: stored.path)
         let b = try FileManager.default.attributesOfItem(atPath: copy.path)
@@ -372,14 +418,17 @@ extension CachedResponse {
         #expect(try await store.dataRecords(ofTypes: [.diskCache, .memoryCache]).isEmpty)
         // A request's own no-store bypasses the cache both ways.
         let cacheable = CacheTestOrigin(headers: ["Cache-Control": "max-age=3600"])
-        _ = try await cache.get("https://example.com/asked", headers: ["Cache-Control": "no-store"], origin: cacheable.origin)
+        _ = try await cache.get(
+            "https://example.com/asked", headers: ["Cache-Control": "no-store"], origin: cacheable.origin)
         #expect(try rowCount(store) == 0)
     }
 
     @Test func cookieFieldsAreNotStoredByDefault() async throws {
         let store = try store()
         let cache = store.httpCache
-        let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=60", "Set-Cookie": "sid=secret", "X-Kept": "1"])
+        let origin = CacheTestOrigin(headers: [
+            "Cache-Control": "max-age=60", "Set-Cookie": "sid=secret", "X-Kept": "1",
+        ])
         let miss = try await cache.get("https://example.com/", origin: origin.origin)
         #expect(miss.headers["Set-Cookie"] == "sid=secret")
         #expect(miss.networkHeaders?["Set-Cookie"] == "sid=secret")
@@ -396,12 +445,20 @@ extension CachedResponse {
         let cache = store.httpCache
         let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=60"])
         let script = "https://cdn.example/lib.js"
-        #expect(try await cache.get(script, topLevelSite: URL(string: "https://a.example/")!, origin: origin.origin).outcome == .miss)
-        #expect(try await cache.get(script, topLevelSite: URL(string: "https://www.a.example/page")!, origin: origin.origin).outcome == .hit)
-        #expect(try await cache.get(script, topLevelSite: URL(string: "https://b.example/")!, origin: origin.origin).outcome == .miss)
+        #expect(
+            try await cache.get(script, topLevelSite: URL(string: "https://a.example/")!, origin: origin.origin).outcome
+                == .miss)
+        #expect(
+            try await cache.get(script, topLevelSite: URL(string: "https://www.a.example/page")!, origin: origin.origin)
+                .outcome == .hit)
+        #expect(
+            try await cache.get(script, topLevelSite: URL(string: "https://b.example/")!, origin: origin.origin).outcome
+                == .miss)
         #expect(origin.hits == 2)
         let partitions = try store.database.read { db in
-            try db.rows("SELECT partition_key, site FROM http_cache ORDER BY partition_key") { "\($0.string(0)) \($0.string(1))" }
+            try db.rows("SELECT partition_key, site FROM http_cache ORDER BY partition_key") {
+                "\($0.string(0)) \($0.string(1))"
+            }
         }
         #expect(partitions == ["https://a.example cdn.example", "https://b.example cdn.example"])
     }
@@ -412,7 +469,9 @@ extension CachedResponse {
         let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=60"])
         _ = try await store.httpCache.get("https://www.example.com/a", origin: origin.origin)
         let entries = try store.database.read { db in
-            try db.rows("SELECT data_type, site FROM change_log WHERE seq > ?", [.integer(before)]) { "\($0.string(0)) \($0.string(1))" }
+            try db.rows("SELECT data_type, site FROM change_log WHERE seq > ?", [.integer(before)]) {
+                "\($0.string(0)) \($0.string(1))"
+            }
         }
         #expect(entries == ["diskcache example.com"])
     }
@@ -453,13 +512,17 @@ extension CachedResponse {
         let cut = clock.now
         _ = try await cache.get("https://a.example/2", origin: origin.origin)
         _ = try await cache.get("https://b.example/1", origin: origin.origin)
-        #expect(try await crawler.dataRecords(ofTypes: [.memoryCache]).map(\.displayName) == ["a.example", "b.example"])
+        #expect(
+            try await crawler.dataRecords(ofTypes: [.memoryCache]).map(\.displayName) == ["a.example", "b.example"])
 
         // The other store object has its own connection, as another process would; its own memory cache is empty.
         #expect(try await operatorStore.dataRecords(ofTypes: [.memoryCache]).isEmpty)
-        try operatorStore.removeData(ofTypes: [.memoryCache], matching: RemovalFilter(modifiedSince: cut, sites: ["a.example"]))
+        try operatorStore.removeData(
+            ofTypes: [.memoryCache], matching: RemovalFilter(modifiedSince: cut, sites: ["a.example"]))
         let logged = try operatorStore.database.read { db in
-            try db.rows("SELECT site, since FROM change_log WHERE data_type = 'memorycache'") { ($0.string(0), $0.optionalDouble(1)) }
+            try db.rows("SELECT site, since FROM change_log WHERE data_type = 'memorycache'") {
+                ($0.string(0), $0.optionalDouble(1))
+            }
         }
         #expect(logged.count == 1 && logged[0].0 == "a.example" && logged[0].1 == cut.timeIntervalSince1970)
 
@@ -467,8 +530,11 @@ extension CachedResponse {
         let sizes = try crawler.component(HTTPMemoryCache.self).siteSizes()
         #expect(Set(sizes.keys) == ["a.example", "b.example"])
         let memory = crawler.component(HTTPMemoryCache.self)
-        let resource = { (url: String) in CacheResourceKey(partition: CacheEntryKey.partition(topLevelSite: nil, url: URL(string: url)!),
-                                                           method: "GET", url: url) }
+        let resource = { (url: String) in
+            CacheResourceKey(
+                partition: CacheEntryKey.partition(topLevelSite: nil, url: URL(string: url)!),
+                method: "GET", url: url)
+        }
         #expect(memory.entries(for: resource("https://a.example/1")).count == 1)
         #expect(memory.entries(for: resource("https://a.example/2")).isEmpty)
         #expect(memory.entries(for: resource("https://b.example/1")).count == 1)
@@ -488,8 +554,9 @@ extension CachedResponse {
         let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=3600"])
         _ = try await cache.get("https://a.example/", origin: origin.origin)
         _ = try await cache.get("https://b.example/", origin: origin.origin)
-        let removed = try await store.removeData(ofTypes: [.memoryCache],
-                                                 for: [WebsiteDataRecord(displayName: "a.example", dataTypes: [.memoryCache])])
+        let removed = try await store.removeData(
+            ofTypes: [.memoryCache],
+            for: [WebsiteDataRecord(displayName: "a.example", dataTypes: [.memoryCache])])
         #expect(removed.map(\.displayName) == ["a.example"])
         #expect(try await cache.get("https://a.example/", origin: origin.origin).outcome == .miss)
         #expect(try await cache.get("https://b.example/", origin: origin.origin).outcome == .hit)

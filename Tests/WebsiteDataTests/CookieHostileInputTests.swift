@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// Hostile and unusual input to the cookie engine: each is refused or handled, never a crash,
@@ -11,7 +12,8 @@ import Testing
         let store = try WebsiteDataStore.testing(dir.url).httpCookieStore
         try store.set("https://example.com/", "keep=1")
         let huge = "big=" + String(repeating: "x", count: 1 << 20)
-        let summary = try store.set("https://example.com/", huge, "ok=1; Path=/; Domain=example.com; " + String(repeating: "a", count: 1 << 20))
+        let summary = try store.set(
+            "https://example.com/", huge, "ok=1; Path=/; Domain=example.com; " + String(repeating: "a", count: 1 << 20))
         #expect(summary.rejected.map(\.reason) == [.malformed])
         #expect(summary.stored == 1)
         #expect(try store.header("https://example.com/") == "keep=1; ok=1")
@@ -32,7 +34,10 @@ import Testing
             try store.delete(Cookie(name: "e\u{301}", value: "", domain: "example.com"))
         }
         let reopened = try WebsiteDataStore.testing(dir.url).httpCookieStore
-        #expect(try reopened.allCookies().map { Array($0.name.utf8) }.sorted { $0.lexicographicallyPrecedes($1) } == [[0x71], [0xC3, 0xA9]])
+        #expect(
+            try reopened.allCookies().map { Array($0.name.utf8) }.sorted { $0.lexicographicallyPrecedes($1) } == [
+                [0x71], [0xC3, 0xA9],
+            ])
     }
 
     @Test func tenThousandSetCookieLinesInOneResponse() throws {
@@ -51,9 +56,12 @@ import Testing
 
     @Test func controlCharactersAndReplacementCharactersInEveryPart() throws {
         let store = try WebsiteDataStore.testing(dir.url).httpCookieStore
-        let hostile = ["a\u{0}b=1", "a=b\u{0}", "a=1; Path=/\u{1}x", "a=1; Domain=exa\u{7}mple.com",
-                       "\u{1B}[31m=red", "a=\r\nInjected: yes", "n=\u{FFFD}\u{FFFD}"]
-        let summary = try store.set("https://example.com/", hostile[0], hostile[1], hostile[2], hostile[3], hostile[4], hostile[5], hostile[6])
+        let hostile = [
+            "a\u{0}b=1", "a=b\u{0}", "a=1; Path=/\u{1}x", "a=1; Domain=exa\u{7}mple.com",
+            "\u{1B}[31m=red", "a=\r\nInjected: yes", "n=\u{FFFD}\u{FFFD}",
+        ]
+        let summary = try store.set(
+            "https://example.com/", hostile[0], hostile[1], hostile[2], hostile[3], hostile[4], hostile[5], hostile[6])
         #expect(summary.rejected.count == 6)
         // Invalid UTF-8 reaches the engine as U+FFFD (Swift strings are always valid); it is a value like any other.
         #expect(try store.header("https://example.com/") == "n=\u{FFFD}\u{FFFD}")
@@ -68,7 +76,10 @@ import Testing
         #expect(try store.header("https://shop.bücher.example/") == "a=1; b=1")
         #expect(cookies.first?.site == "xn--bcher-kva.example")
         // A public suffix spelled in Unicode is still a public suffix.
-        #expect(try store.set("https://xn--e1afmkfd.xn--p1ai/", "c=1; Domain=рф").rejected.map(\.reason) == [.publicSuffixDomain])
+        #expect(
+            try store.set("https://xn--e1afmkfd.xn--p1ai/", "c=1; Domain=рф").rejected.map(\.reason) == [
+                .publicSuffixDomain
+            ])
     }
 
     @Test func trailingDotHostsAreOtherHosts() throws {
@@ -77,7 +88,10 @@ import Testing
         try store.set("https://example.com/", "plain=1")
         #expect(try store.header("https://example.com./") == "dotted=1")
         #expect(try store.header("https://example.com/") == "plain=1")
-        #expect(try store.set("https://www.example.com/", "d=1; Domain=example.com.").rejected.map(\.reason) == [.domainMismatch])
+        #expect(
+            try store.set("https://www.example.com/", "d=1; Domain=example.com.").rejected.map(\.reason) == [
+                .domainMismatch
+            ])
     }
 
     @Test func ipv6LiteralsKeepTheirHost() throws {

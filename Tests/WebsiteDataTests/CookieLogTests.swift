@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// Cookie changes are appended to the change log and folded into the cookies table in bulk:
@@ -12,7 +13,8 @@ import Testing
     func foldedTable(_ store: WebsiteDataStore) throws -> [String: String] {
         try store.database.foldChangeLog()
         let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
-        return Dictionary(uniqueKeysWithValues: try db.rows("SELECT name, value FROM cookies") { ($0.string(0), $0.string(1)) })
+        return Dictionary(
+            uniqueKeysWithValues: try db.rows("SELECT name, value FROM cookies") { ($0.string(0), $0.string(1)) })
     }
 
     func view(_ store: WebsiteDataStore) throws -> [String: String] {
@@ -59,9 +61,12 @@ import Testing
         let writer = try WebsiteDataStore.testing(dir.url, clock: clock)
         try writer.set(.cookiesMaxPerSite, to: "5000")
         let reader = try WebsiteDataStore.testing(dir.url, clock: clock)
-        try writer.httpCookieStore.setCookies((0..<1500).map {
-            Cookie(name: "c\($0)", value: "0", domain: "example.com", path: "/", expires: clock.now.addingTimeInterval(86400))
-        })
+        try writer.httpCookieStore.setCookies(
+            (0..<1500).map {
+                Cookie(
+                    name: "c\($0)", value: "0", domain: "example.com", path: "/",
+                    expires: clock.now.addingTimeInterval(86400))
+            })
         #expect(try view(reader).count == 1500)
         var random = SystemRandomNumberGenerator()
         for step in 1...300 {
@@ -102,7 +107,8 @@ import Testing
             let site = step < 100 ? 0 : Int.random(in: 0..<50, using: &random)
             let url = "https://www.site\(site).example/"
             switch Int.random(in: 0..<10, using: &random) {
-            case 0..<6: try store.httpCookieStore.set(url, "c\(Int.random(in: 0..<12, using: &random))=\(step); Max-Age=86400")
+            case 0..<6:
+                try store.httpCookieStore.set(url, "c\(Int.random(in: 0..<12, using: &random))=\(step); Max-Age=86400")
             case 6..<8: try store.httpCookieStore.set(url, "c\(Int.random(in: 0..<12, using: &random))=; Max-Age=0")
             default: _ = try store.httpCookieStore.header(url)
             }
@@ -125,7 +131,9 @@ import Testing
         let clock = TestClock()
         do {
             let store = try WebsiteDataStore.testing(dir.url, clock: clock)
-            for name in ["p", "c", "d"] { try store.httpCookieStore.set("https://other.example.org/", "\(name)=1; Max-Age=86400") }
+            for name in ["p", "c", "d"] {
+                try store.httpCookieStore.set("https://other.example.org/", "\(name)=1; Max-Age=86400")
+            }
             // A site whose rows come between example.org's and those filed under zzz-old.example.
             try store.httpCookieStore.set("https://www.mid.example/", "m=1; Max-Age=86400")
             try store.database.foldChangeLog()
@@ -152,7 +160,8 @@ import Testing
         for round in 0..<300 {
             DispatchQueue.concurrentPerform(iterations: 2) { side in
                 do {
-                    try (side == 0 ? first : second).httpCookieStore.set("https://example.com/", "x=\(side)-\(round); Max-Age=86400")
+                    try (side == 0 ? first : second).httpCookieStore.set(
+                        "https://example.com/", "x=\(side)-\(round); Max-Age=86400")
                 } catch {
                     failures.withLock { $0.append("\(error)") }
                 }
@@ -179,7 +188,8 @@ import Testing
         try store.httpCookieStore.set("https://example.com/", "b=2; Max-Age=86400")
         #expect(try foldedTable(store) == ["a": "1", "b": "2"])
         let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
-        let access = Dictionary(uniqueKeysWithValues: try db.rows("SELECT name, last_access FROM cookies") { ($0.string(0), $0.double(1)) })
+        let access = Dictionary(
+            uniqueKeysWithValues: try db.rows("SELECT name, last_access FROM cookies") { ($0.string(0), $0.double(1)) })
         #expect(access["a"] == start.timeIntervalSince1970 + 3600)
         #expect(access["b"] == start.timeIntervalSince1970 + 3600)
     }
@@ -198,8 +208,9 @@ import Testing
                 // Every other batch overwrites the previous batch's cookies.
                 let name = "n\(batch / 2)-\(i)"
                 expected[name] = "v\(batch)"
-                return Cookie(name: name, value: "v\(batch)", domain: "s\(i % 200).example", path: "/", isHostOnly: true,
-                              expires: clock.now.addingTimeInterval(86400))
+                return Cookie(
+                    name: name, value: "v\(batch)", domain: "s\(i % 200).example", path: "/", isHostOnly: true,
+                    expires: clock.now.addingTimeInterval(86400))
             }
             let summary = try store.httpCookieStore.setCookies(cookies)
             #expect(summary.stored == perBatch)

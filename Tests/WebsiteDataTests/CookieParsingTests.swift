@@ -18,12 +18,14 @@ struct CookieParsingTests {
     /// `//` comment lines (the licence header of the Chromium BSD suite).
     static func loadDateSuite(_ file: String) throws -> [DateCase] {
         let fixtures = try #require(Bundle.module.url(forResource: "Fixtures", withExtension: nil))
-        let url = fixtures
+        let url =
+            fixtures
             .appendingPathComponent("cookies-http-state")
             .appendingPathComponent("rfc6265bis")
             .appendingPathComponent(file)
         let text = try String(contentsOf: url, encoding: .utf8)
-        let json = text
+        let json =
+            text
             .split(separator: "\n", omittingEmptySubsequences: false)
             .filter { !$0.trimmingCharacters(in: .whitespaces).hasPrefix("//") }
             .joined(separator: "\n")
@@ -44,7 +46,9 @@ struct CookieParsingTests {
                 passed += 1
             } else {
                 failed += 1
-                print("date FAIL: \(testCase.test.debugDescription) -> \(actual ?? "null"), expected \(testCase.expected ?? "null")")
+                print(
+                    "date FAIL: \(testCase.test.debugDescription) -> \(actual ?? "null"), expected \(testCase.expected ?? "null")"
+                )
             }
             #expect(actual == testCase.expected, "\(testCase.test.debugDescription)")
         }
@@ -152,7 +156,7 @@ struct CookieParsingTests {
         // Whitespace that is trimmed does not count.
         #expect(ParsedCookie.parse("  \(name)  =  \(okValue)  ; Secure") != nil)
         // Multi-byte characters are counted in octets.
-        let euro = String(repeating: "€", count: 1365)  // 4095 bytes
+        let euro = String(repeating: "€", count: 1365) // 4095 bytes
         #expect(ParsedCookie.parse("a=\(euro)") != nil)
         #expect(ParsedCookie.parse("ab=\(euro)") == nil)
         // A nameless cookie is limited the same way.
@@ -164,10 +168,12 @@ struct CookieParsingTests {
 
     @Test func basicCookie() {
         let cookie = ParsedCookie.parse("SID=31d4d96e407aad42")
-        #expect(cookie == ParsedCookie(
-            name: "SID", value: "31d4d96e407aad42", expires: nil, maxAge: nil, domain: nil, path: nil,
-            secure: false, httpOnly: false, sameSite: .unspecified, partitioned: false
-        ))
+        #expect(
+            cookie
+                == ParsedCookie(
+                    name: "SID", value: "31d4d96e407aad42", expires: nil, maxAge: nil, domain: nil, path: nil,
+                    secure: false, httpOnly: false, sameSite: .unspecified, partitioned: false
+                ))
     }
 
     @Test func namelessCookies() {
@@ -240,10 +246,12 @@ struct CookieParsingTests {
 
     @Test func unknownAndEmptyAttributesIgnored() {
         let cookie = ParsedCookie.parse("a=b;;; ; Foo=bar; =; Comment=x; Version=1;")
-        #expect(cookie == ParsedCookie(
-            name: "a", value: "b", expires: nil, maxAge: nil, domain: nil, path: nil,
-            secure: false, httpOnly: false, sameSite: .unspecified, partitioned: false
-        ))
+        #expect(
+            cookie
+                == ParsedCookie(
+                    name: "a", value: "b", expires: nil, maxAge: nil, domain: nil, path: nil,
+                    secure: false, httpOnly: false, sameSite: .unspecified, partitioned: false
+                ))
     }
 
     @Test func oversizeAttributeIgnored() {
@@ -251,7 +259,7 @@ struct CookieParsingTests {
         #expect(ParsedCookie.parse("a=b; Path=\(limit)")?.path == limit)
         let cookie = ParsedCookie.parse("a=b; Path=/ok; Path=\(limit)p; Secure")
         #expect(cookie != nil)
-        #expect(cookie?.path == "/ok")  // the oversize one is skipped, not the cookie
+        #expect(cookie?.path == "/ok") // the oversize one is skipped, not the cookie
         #expect(cookie?.secure == true)
         let domain = String(repeating: "d", count: 1025)
         #expect(ParsedCookie.parse("a=b; Domain=\(domain)")?.domain == nil)
@@ -292,7 +300,8 @@ struct CookieParsingTests {
         // Unparseable dates are ignored; an earlier valid one survives.
         let kept = ParsedCookie.parse("a=b; Expires=Wed, 09 Jun 2021 10:18:14 GMT; Expires=31 Feb 2022 00:00:00")
         #expect(kept?.expires?.timeIntervalSince1970 == 1_623_233_894)
-        let last = ParsedCookie.parse("a=b; Expires=Wed, 09 Jun 2021 10:18:14 GMT; expires=Thu, 01 Jan 1970 00:00:00 GMT")
+        let last = ParsedCookie.parse(
+            "a=b; Expires=Wed, 09 Jun 2021 10:18:14 GMT; expires=Thu, 01 Jan 1970 00:00:00 GMT")
         #expect(last?.expires?.timeIntervalSince1970 == 0)
         // Expires and Max-Age are both reported; precedence is the caller's.
         let both = ParsedCookie.parse("a=b; Max-Age=5; Expires=Thu, 01 Jan 1970 00:00:00 GMT")

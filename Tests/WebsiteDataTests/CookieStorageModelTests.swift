@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// RFC 6265bis storage model and retrieval rules: each with a case that must be refused.
@@ -71,7 +72,10 @@ import Testing
     }
 
     @Test func hostPrefixNeedsSecureHostOnlyRootPath() throws {
-        #expect(reasons(try store.set("https://example.com/", "__Host-a=1; Secure; Path=/; Domain=example.com")) == [.prefix])
+        #expect(
+            reasons(try store.set("https://example.com/", "__Host-a=1; Secure; Path=/; Domain=example.com")) == [
+                .prefix
+            ])
         #expect(reasons(try store.set("https://example.com/x/y", "__Host-a=1; Secure")) == [.prefix])
         #expect(reasons(try store.set("https://example.com/", "__Host-a=1; Path=/")) == [.prefix])
         #expect(reasons(try store.set("https://example.com/", "__host-a=1; Secure; Path=/x")) == [.prefix])
@@ -103,7 +107,10 @@ import Testing
     @Test func insecureOriginCannotOverwriteOrShadowSecureCookie() throws {
         try store.set("https://example.com/", "a=secure; Secure; Path=/")
         #expect(reasons(try store.set("http://example.com/", "a=plain")) == [.wouldOverwriteSecure])
-        #expect(reasons(try store.set("http://www.example.com/", "a=plain; Domain=example.com; Path=/deeper")) == [.wouldOverwriteSecure])
+        #expect(
+            reasons(try store.set("http://www.example.com/", "a=plain; Domain=example.com; Path=/deeper")) == [
+                .wouldOverwriteSecure
+            ])
         #expect(try store.header("https://example.com/") == "a=secure")
         // Another name is fine, and a secure origin may overwrite.
         #expect(try store.set("http://example.com/", "b=plain").stored == 1)
@@ -235,7 +242,9 @@ import Testing
         try store.set("https://news.example/", "s=1; SameSite=Strict; Secure")
         #expect(try store.header("https://news.example/", context: .init(topLevelSite: page)) == "s=1")
         #expect(try store.header("https://news.example/", context: .init(topLevelSite: otherPage)) == nil)
-        #expect(try store.header("https://news.example/", context: .init(topLevelSite: otherPage, isNavigation: true)) == nil)
+        #expect(
+            try store.header("https://news.example/", context: .init(topLevelSite: otherPage, isNavigation: true))
+                == nil)
     }
 
     @Test func laxIsSentOnCrossSiteTopLevelSafeNavigationsOnly() throws {
@@ -273,8 +282,12 @@ import Testing
 
     @Test func partitionedCookiesStayInTheirTopLevelSite() throws {
         let embedded = CookieRequestContext(topLevelSite: URL(string: "https://site-a.example/")!)
-        #expect(reasons(try store.set("https://widget.example/", "p=1; Partitioned; SameSite=None", context: embedded)) == [.sameSite])
-        #expect(reasons(try store.set("https://widget.example/", "p=1; Partitioned", context: .init())) == [.partitioned])
+        #expect(
+            reasons(try store.set("https://widget.example/", "p=1; Partitioned; SameSite=None", context: embedded)) == [
+                .sameSite
+            ])
+        #expect(
+            reasons(try store.set("https://widget.example/", "p=1; Partitioned", context: .init())) == [.partitioned])
         try store.set("https://widget.example/", "p=1; Partitioned; Secure; SameSite=None", context: embedded)
         #expect(try store.header("https://widget.example/", context: embedded) == "p=1")
         let elsewhere = CookieRequestContext(topLevelSite: URL(string: "https://site-b.example/")!)
@@ -332,7 +345,10 @@ import Testing
     @Test func blockThirdPartyStoresAndSendsNothingCrossSite() throws {
         try dataStore.set(.cookiesPolicy, to: "block-third-party")
         let embedded = CookieRequestContext(topLevelSite: otherPage)
-        #expect(reasons(try store.set("https://news.example/", "n=1; SameSite=None; Secure", context: embedded)) == [.policy])
+        #expect(
+            reasons(try store.set("https://news.example/", "n=1; SameSite=None; Secure", context: embedded)) == [
+                .policy
+            ])
         try store.set("https://news.example/", "n=1; SameSite=None; Secure")
         #expect(try store.header("https://news.example/", context: embedded) == nil)
         #expect(try store.header("https://news.example/") == "n=1")
@@ -369,7 +385,8 @@ import Testing
     }
 
     @Test func foundationCookiesConvertBothWays() throws {
-        try store.set("https://www.example.com/", "a=1; Domain=example.com; Secure; HttpOnly; SameSite=Strict; Max-Age=3600")
+        try store.set(
+            "https://www.example.com/", "a=1; Domain=example.com; Secure; HttpOnly; SameSite=Strict; Max-Age=3600")
         let cookie = try store.allCookies()[0]
         let foundation = try #require(cookie.httpCookie)
         #expect(foundation.domain == ".example.com")

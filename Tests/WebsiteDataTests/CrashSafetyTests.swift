@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// Crash safety of every persistent data type: a `wkstore-stress` writer is killed with SIGKILL
@@ -16,13 +17,19 @@ import Testing
 
     /// Kills a writer `kills` times, calling `verify(store, acknowledged, round)` after each kill
     /// (`acknowledged` is the highest `committed N` printed; write N+1 may have been in flight).
-    func killRounds(_ mode: String, perBatch: Int = 5, maxAcknowledged: Int = 25,
-                    verify: (URL, Int, Int) async throws -> Void) async throws {
+    func killRounds(
+        _ mode: String, perBatch: Int = 5, maxAcknowledged: Int = 25,
+        verify: (URL, Int, Int) async throws -> Void
+    ) async throws {
         var total = 0
         for round in 0..<Self.kills {
             let store = dir.path("\(mode)-\(round)")
-            let child = try LineChild("wkstore-stress", [mode, "--store", store.path, "--batches", "1000000",
-                                                         "--per-batch", String(perBatch), "--prefix", "r\(round)_"])
+            let child = try LineChild(
+                "wkstore-stress",
+                [
+                    mode, "--store", store.path, "--batches", "1000000",
+                    "--per-batch", String(perBatch), "--prefix", "r\(round)_",
+                ])
             var acknowledged = -1
             let stopAfter = Int.random(in: 0...maxAcknowledged)
             while acknowledged < stopAfter, let line = await child.nextLine() {
@@ -47,26 +54,36 @@ import Testing
     // MARK: - Disk cache
 
     @Test func diskCacheEntriesSurviveSIGKILL() async throws {
-        var files = 0, orphans = 0
+        var files = 0
+        var orphans = 0
         try await killRounds("diskcache", maxAcknowledged: 20) { store, acknowledged, round in
             let folder = store.appendingPathComponent(HTTPDiskCache.folderName)
             // What the kill left: files no committed row names (a body written before its row, a
             // caller's temporary file, a read-back copy).
             let before = Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
             let db = try DatabaseConnection(location: .file(store.appendingPathComponent(StoreDatabase.fileName)))
-            orphans += before.subtracting(try db.rows("SELECT body_file FROM http_cache WHERE body_file IS NOT NULL") { $0.string(0) }).count
+            orphans +=
+                before.subtracting(
+                    try db.rows("SELECT body_file FROM http_cache WHERE body_file IS NOT NULL") { $0.string(0) }
+                ).count
             // Let the next open treat every file left behind as old enough to be an orphan.
             StoreFiles.age(filesIn: folder, by: HTTPDiskCache.orphanGracePeriod + 60)
             let reopened = try WebsiteDataStore(directory: store)
             let rows = try reopened.database.read { db in
                 try db.rows("SELECT url, headers, body, body_file, body_size FROM http_cache") {
-                    ($0.string(0), HTTPHeaders(serialized: $0.string(1)), $0.isNull(2) ? nil : Data($0.blob(2)), $0.optionalString(3), Int($0.int(4)))
+                    (
+                        $0.string(0), HTTPHeaders(serialized: $0.string(1)), $0.isNull(2) ? nil : Data($0.blob(2)),
+                        $0.optionalString(3), Int($0.int(4))
+                    )
                 }
             }
             // Files on disk are exactly the bodies rows name.
             let onDisk = Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
             let named = Set(rows.compactMap(\.3))
-            #expect(onDisk == named, "round \(round): files without rows \(onDisk.subtracting(named)), rows without files \(named.subtracting(onDisk))")
+            #expect(
+                onDisk == named,
+                "round \(round): files without rows \(onDisk.subtracting(named)), rows without files \(named.subtracting(onDisk))"
+            )
             files += named.count
             // Every row is whole: its body is the one its headers name, at its full size.
             var versions: [Int: Int] = [:]
@@ -76,8 +93,11 @@ import Testing
                 #expect(url == CrashData.cacheURL(prefix: "r\(round)_", entry: entry).absoluteString)
                 let expected = CrashData.cacheBody(entry: entry, version: version)
                 let body = try inline ?? Data(contentsOf: folder.appendingPathComponent(try #require(file)))
-                #expect(size == expected.count && body == expected, "round \(round): entry \(entry) v\(version) is not whole")
-                #expect(versions.updateValue(version, forKey: entry) == nil, "round \(round): entry \(entry) stored twice")
+                #expect(
+                    size == expected.count && body == expected,
+                    "round \(round): entry \(entry) v\(version) is not whole")
+                #expect(
+                    versions.updateValue(version, forKey: entry) == nil, "round \(round): entry \(entry) stored twice")
             }
             // Every acknowledged write is there; the write in flight may be.
             var expected: [Int: Set<Int>] = [:]
@@ -85,25 +105,31 @@ import Testing
                 let (entry, version) = CrashData.cacheTarget(n)
                 if n == acknowledged + 1 {
                     expected[entry, default: version == 1 ? [] : [1]].insert(version)
-                    if version == 1 { expected[entry]!.insert(0) }   // 0: absent
+                    if version == 1 { expected[entry]!.insert(0) } // 0: absent
                 } else {
                     expected[entry] = [version]
                 }
             }
             for (entry, allowed) in expected {
-                #expect(allowed.contains(versions[entry] ?? 0), "round \(round): entry \(entry) is v\(versions[entry] ?? 0), expected one of \(allowed.sorted())")
+                #expect(
+                    allowed.contains(versions[entry] ?? 0),
+                    "round \(round): entry \(entry) is v\(versions[entry] ?? 0), expected one of \(allowed.sorted())")
             }
             #expect(Set(versions.keys).isSubset(of: Set(expected.keys)), "round \(round): entries never written")
             // And the public API serves them from disk.
             for (entry, version) in versions where entry % 4 == 0 {
-                let response = try await reopened.httpCache.send(CacheRequest(url: CrashData.cacheURL(prefix: "r\(round)_", entry: entry)),
-                                                                 mode: .onlyIfCached) { _ in throw CancellationError() }
+                let response = try await reopened.httpCache.send(
+                    CacheRequest(url: CrashData.cacheURL(prefix: "r\(round)_", entry: entry)),
+                    mode: .onlyIfCached
+                ) { _ in throw CancellationError() }
                 #expect(response.status == 200 && response.outcome == .hit)
                 #expect(try response.body.data() == CrashData.cacheBody(entry: entry, version: version))
                 if case .file(let copy) = response.body { try FileManager.default.removeItem(at: copy) }
             }
         }
-        print("crash safety, diskcache: \(files) body files checked against their rows; \(orphans) orphaned files left by kills, all deleted by the next open")
+        print(
+            "crash safety, diskcache: \(files) body files checked against their rows; \(orphans) orphaned files left by kills, all deleted by the next open"
+        )
     }
 
     // MARK: - IndexedDB
@@ -112,13 +138,15 @@ import Testing
         let perTransaction = 6
         try await killRounds("indexeddb", perBatch: perTransaction) { store, acknowledged, round in
             let reopened = try WebsiteDataStore(directory: store)
-            let db = try reopened.indexedDB.open(origin: SecurityOrigin(string: "https://app.example")!, name: "crash-r\(round)_")
+            let db = try reopened.indexedDB.open(
+                origin: SecurityOrigin(string: "https://app.example")!, name: "crash-r\(round)_")
             try db.transaction(["items", "meta"]) { tx in
                 let items = try tx.objectStore("items")
                 var byTransaction: [Int: Set<Int>] = [:]
                 for value in try items.getAll() {
                     guard case .number(let n)? = value["tx"], case .number(let i)? = value["i"],
-                          case .string(let payload)? = value["payload"] else {
+                        case .string(let payload)? = value["payload"]
+                    else {
                         Issue.record("round \(round): a malformed record \(value)")
                         continue
                     }
@@ -126,16 +154,21 @@ import Testing
                     byTransaction[Int(n), default: []].insert(Int(i))
                 }
                 let present = Set(byTransaction.keys)
-                #expect(present == Set(0...acknowledged) || present == Set(0...(acknowledged + 1)),
-                        "round \(round): acknowledged through \(acknowledged), present \(present.sorted())")
+                #expect(
+                    present == Set(0...acknowledged) || present == Set(0...(acknowledged + 1)),
+                    "round \(round): acknowledged through \(acknowledged), present \(present.sorted())")
                 for (n, puts) in byTransaction {
-                    #expect(puts == Set(0..<perTransaction), "round \(round): transaction \(n) is half there: \(puts.sorted())")
+                    #expect(
+                        puts == Set(0..<perTransaction),
+                        "round \(round): transaction \(n) is half there: \(puts.sorted())")
                     #expect(try items.index("byTx").count(.only(.number(Double(n)))) == perTransaction)
                 }
                 #expect(try items.index("byTx").count() == items.count())
                 // The transaction's put into the other store committed with its puts.
                 let last = try tx.objectStore("meta").get("last")
-                #expect(last?["last"] == .number(Double(present.max() ?? -1)), "round \(round): meta \(String(describing: last))")
+                #expect(
+                    last?["last"] == .number(Double(present.max() ?? -1)),
+                    "round \(round): meta \(String(describing: last))")
             }
         }
     }
@@ -148,7 +181,9 @@ import Testing
             let origin = SecurityOrigin(string: "https://local.example")!
             let keys = try reopened.localStorage.keys(origin: origin)
             let expected = (0...acknowledged).map { "r\(round)_\($0)" }
-            #expect(keys == expected || keys == expected + ["r\(round)_\(acknowledged + 1)"], "round \(round): \(keys.count) keys")
+            #expect(
+                keys == expected || keys == expected + ["r\(round)_\(acknowledged + 1)"],
+                "round \(round): \(keys.count) keys")
             for (n, key) in keys.enumerated() {
                 #expect(try reopened.localStorage.getItem(key, origin: origin) == CrashData.localValue(n))
             }
@@ -159,30 +194,42 @@ import Testing
         let perTransaction = 6
         try await killRounds("websql", perBatch: perTransaction) { store, acknowledged, round in
             let folder = store.appendingPathComponent("websql")
-            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".sqlite") {
+            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".sqlite")
+            {
                 let check = try StoreFiles.integrityCheck(folder.appendingPathComponent(name))
                 #expect(check == "ok", "round \(round): \(name): \(check)")
             }
             let reopened = try WebsiteDataStore(directory: store)
-            let db = try reopened.webSQLDatabases.open(origin: SecurityOrigin(string: "https://sql.example")!, name: "crash-r\(round)_")
+            let db = try reopened.webSQLDatabases.open(
+                origin: SecurityOrigin(string: "https://sql.example")!, name: "crash-r\(round)_")
             let (counts, last) = try db.readTransaction { tx in
-                let counts = try tx.executeSql("SELECT tx, count(*), group_concat(payload, '|') FROM items GROUP BY tx").rows.map { row in
-                    (row[0], row[1], row[2])
-                }
+                let counts = try tx.executeSql("SELECT tx, count(*), group_concat(payload, '|') FROM items GROUP BY tx")
+                    .rows.map { row in
+                        (row[0], row[1], row[2])
+                    }
                 return (counts, try tx.executeSql("SELECT last FROM meta").rows.first?[0])
             }
             var present: Set<Int> = []
             for (tx, count, payloads) in counts {
-                guard case .integer(let n) = tx else { Issue.record("round \(round): tx \(tx)"); continue }
+                guard case .integer(let n) = tx else {
+                    Issue.record("round \(round): tx \(tx)")
+                    continue
+                }
                 present.insert(Int(n))
                 #expect(count == .integer(Int64(perTransaction)), "round \(round): transaction \(n) is half there")
-                #expect(payloads == .text((0..<perTransaction).map { CrashData.idbPayload(Int(n), $0) }.joined(separator: "|")))
+                #expect(
+                    payloads
+                        == .text((0..<perTransaction).map { CrashData.idbPayload(Int(n), $0) }.joined(separator: "|")))
             }
-            #expect(present == Set(0...acknowledged) || present == Set(0...(acknowledged + 1)), "round \(round): \(present.sorted())")
+            #expect(
+                present == Set(0...acknowledged) || present == Set(0...(acknowledged + 1)),
+                "round \(round): \(present.sorted())")
             #expect(last == .integer(Int64(present.max() ?? -1)))
             // Only catalogued databases have files.
-            let files = Set(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sqlite") })
-            let catalogued = Set(try reopened.database.read { try $0.rows("SELECT file FROM websql_databases") { $0.string(0) } })
+            let files = Set(
+                try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sqlite") })
+            let catalogued = Set(
+                try reopened.database.read { try $0.rows("SELECT file FROM websql_databases") { $0.string(0) } })
             #expect(files == catalogued, "round \(round): files \(files.sorted()), catalogued \(catalogued.sorted())")
         }
     }
@@ -202,17 +249,21 @@ import Testing
                     continue
                 }
                 let manifest = String(decoding: group.manifest, as: UTF8.self)
-                let version = try #require(manifest.split(separator: " ").last.flatMap { Int($0.dropLast()) }, "\(manifest)")
-                #expect(allowed.contains(version), "round \(round): group \(g) at version \(version), expected \(allowed.sorted())")
-                let entries = try reopened.applicationCache.entries(manifestURL: URL(string: "\(base)/manifest.appcache")!)
+                let version = try #require(
+                    manifest.split(separator: " ").last.flatMap { Int($0.dropLast()) }, "\(manifest)")
+                #expect(
+                    allowed.contains(version),
+                    "round \(round): group \(g) at version \(version), expected \(allowed.sorted())")
+                let entries = try reopened.applicationCache.entries(
+                    manifestURL: URL(string: "\(base)/manifest.appcache")!)
                 #expect(entries.count == 3)
                 for entry in entries {
                     let i = try #require(Int(String(entry.url.lastPathComponent.dropFirst(4).dropLast(3))))
-                    #expect(entry.headerValue("X-Version") == String(version), "round \(round): group \(g) mixes versions")
+                    #expect(
+                        entry.headerValue("X-Version") == String(version), "round \(round): group \(g) mixes versions")
                     #expect(entry.body == CrashData.appCacheBody(version, i))
                 }
             }
         }
     }
 }
-

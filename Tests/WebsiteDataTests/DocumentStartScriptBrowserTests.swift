@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// Document-start cookie scripts in a real headless Chromium, against pages served by a loopback
@@ -37,15 +38,18 @@ struct DocumentStartScriptBrowserTests {
         try add("path /a/b", www + "/", "pab=on-ab; Path=/a/b", pair: "pab=on-ab")
         try add("path /x (no match)", www + "/", "px=elsewhere; Path=/x", pair: "px=elsewhere", visible: false)
         try add("default path", www + "/a/b/page", "dp=default-path", pair: "dp=default-path")
-        try add("domain cookie set by the apex", apex + "/", "apexdom=1; Domain=example.test; Path=/", pair: "apexdom=1")
+        try add(
+            "domain cookie set by the apex", apex + "/", "apexdom=1; Domain=example.test; Path=/", pair: "apexdom=1")
         try add("domain cookie set by www", www + "/", "wwwdom=1; Domain=.example.test; Path=/a", pair: "wwwdom=1")
         try add("host-only cookie of the apex", apex + "/", "apexhost=1; Path=/", pair: "apexhost=1", visible: false)
         try add("Max-Age", www + "/", "maxage=1; Max-Age=3600; Path=/", pair: "maxage=1")
         try add("Expires", www + "/", "expires=1; Expires=\(inTwoDays); Path=/", pair: "expires=1")
         try add("SameSite=Strict", www + "/", "strict=1; SameSite=Strict; Path=/", pair: "strict=1")
         try add("SameSite=Lax", www + "/", "lax=1; SameSite=Lax; Path=/", pair: "lax=1")
-        try add("Secure, SameSite=None on an insecure page", "https://www.example.test/", "securenone=1; Secure; SameSite=None; Path=/",
-                pair: "securenone=1", visible: false)
+        try add(
+            "Secure, SameSite=None on an insecure page", "https://www.example.test/",
+            "securenone=1; Secure; SameSite=None; Path=/",
+            pair: "securenone=1", visible: false)
         try add("nameless", www + "/", "justvalue", pair: "justvalue")
         try add("double quotes", www + "/", "dq=\"quoted value\"; Path=/", pair: "dq=\"quoted value\"")
         try add("backslashes", www + "/", #"bs=a\b\\c"; Path=/"#, pair: #"bs=a\b\\c""#)
@@ -70,7 +74,8 @@ struct DocumentStartScriptBrowserTests {
         skippedShapes.append(("surrounding spaces", "pad", .surroundingWhitespace))
 
         let script = try store.documentCookieScript(for: pageURL)
-        let html = "<!doctype html><html><head>" + script.scriptTag
+        let html =
+            "<!doctype html><html><head>" + script.scriptTag
             + #"<meta charset="utf-8"><title>cookies</title></head><body><pre id="out"></pre>"#
             + #"<script>document.getElementById("out").textContent = encodeURIComponent(document.cookie);</script></body></html>"#
         try html.write(to: dir.appendingPathComponent("page.html"), atomically: true, encoding: .utf8)
@@ -82,7 +87,8 @@ struct DocumentStartScriptBrowserTests {
         let expected = storeView.filter { !skippedKeys.contains($0.key) }.map(\.pair).joined(separator: "; ")
         #expect(script.cookies.map(\.pair).joined(separator: "; ") == expected)
 
-        let dom = try DocumentStartScriptFixture.chromiumDOM(pageURL.absoluteString, profile: dir.appendingPathComponent("profile"))
+        let dom = try DocumentStartScriptFixture.chromiumDOM(
+            pageURL.absoluteString, profile: dir.appendingPathComponent("profile"))
         let seen = try #require(DocumentStartScriptFixture.preText("out", in: dom), "no <pre id=out> in:\n\(dom)")
         #expect(seen == expected)
 
@@ -91,17 +97,24 @@ struct DocumentStartScriptBrowserTests {
         var matched = 0
         for shape in shapes {
             let skipped = skippedShapes.contains { shape.label.hasPrefix($0.label) }
-            let storeAgrees = skipped ? storePairs.contains(shape.pair) : storePairs.contains(shape.pair) == shape.visible
+            let storeAgrees =
+                skipped ? storePairs.contains(shape.pair) : storePairs.contains(shape.pair) == shape.visible
             if seenPairs.contains(shape.pair) == shape.visible && storeAgrees {
                 matched += 1
             } else {
-                Issue.record("shape '\(shape.label)': Chromium \(seenPairs.contains(shape.pair) ? "shows" : "hides") \(shape.pair.debugDescription)")
+                Issue.record(
+                    "shape '\(shape.label)': Chromium \(seenPairs.contains(shape.pair) ? "shows" : "hides") \(shape.pair.debugDescription)"
+                )
             }
         }
         for skipped in skippedShapes {
-            #expect(script.skipped.contains { $0.cookie.name == skipped.name && $0.reason == skipped.reason }, "\(skipped.label)")
+            #expect(
+                script.skipped.contains { $0.cookie.name == skipped.name && $0.reason == skipped.reason },
+                "\(skipped.label)")
         }
-        print("document-start script in Chromium: \(matched) of \(shapes.count) cookie shapes matched; document.cookie \(seen == expected ? "identical to" : "differs from") the store's view")
+        print(
+            "document-start script in Chromium: \(matched) of \(shapes.count) cookie shapes matched; document.cookie \(seen == expected ? "identical to" : "differs from") the store's view"
+        )
         #expect(shapes.count >= 20)
         #expect(matched == shapes.count)
     }
@@ -116,20 +129,23 @@ struct DocumentStartScriptBrowserTests {
         let store = WebsiteDataStore.nonPersistent().httpCookieStore
 
         // Shapes only a secure origin has: http://localhost is one, to Chromium and to the store.
-        let summary = try store.setCookies(fromSetCookieHeaders: [
-            "sec=1; Secure; Path=/",
-            "sn=1; Secure; SameSite=None; Path=/",
-            "__Host-h=1; Secure; Path=/",
-            "__Secure-s=1; Secure; Path=/a",
-            "pt=1; Secure; Partitioned; Path=/",
-            "strictexp=1; Secure; SameSite=Strict; Max-Age=86400; Path=/a/b",
-            "plain=1",
-            "sid=server; HttpOnly; Path=/",
-        ], for: pageURL)
+        let summary = try store.setCookies(
+            fromSetCookieHeaders: [
+                "sec=1; Secure; Path=/",
+                "sn=1; Secure; SameSite=None; Path=/",
+                "__Host-h=1; Secure; Path=/",
+                "__Secure-s=1; Secure; Path=/a",
+                "pt=1; Secure; Partitioned; Path=/",
+                "strictexp=1; Secure; SameSite=Strict; Max-Age=86400; Path=/a/b",
+                "plain=1",
+                "sid=server; HttpOnly; Path=/",
+            ], for: pageURL)
         #expect(summary.stored == 8, "\(summary.rejected)")
         // A script made for another host does nothing here.
-        try store.setCookies(fromSetCookieHeaders: ["foreign=1; Path=/"], for: URL(string: "http://www.example.test:\(server.port)/")!)
-        let foreignTag = try store.documentStartScriptTag(for: URL(string: "http://www.example.test:\(server.port)/a/b/page")!)
+        try store.setCookies(
+            fromSetCookieHeaders: ["foreign=1; Path=/"], for: URL(string: "http://www.example.test:\(server.port)/")!)
+        let foreignTag = try store.documentStartScriptTag(
+            for: URL(string: "http://www.example.test:\(server.port)/a/b/page")!)
         #expect(foreignTag.contains("foreign=1"))
 
         let script = try store.documentCookieScript(for: pageURL, messageHandler: "wkstoreCookies")
@@ -139,42 +155,50 @@ struct DocumentStartScriptBrowserTests {
 
         // The page defines its bridge after the document-start script ran: it is looked up at each write.
         let body = #"""
-        <pre id="before"></pre><pre id="nobridge"></pre><pre id="after"></pre>
-        <script>
-        document.getElementById("before").textContent = encodeURIComponent(document.cookie);
-        var outcome = "no exception";
-        try { document.cookie = "early=1; path=/"; } catch (e) { outcome = "exception: " + e; }
-        document.getElementById("nobridge").textContent = encodeURIComponent(outcome);
-        window.webkit = { messageHandlers: { wkstoreCookies: { postMessage: function (message) {
-          var request = new XMLHttpRequest();
-          request.open("POST", "/report", false);
-          request.setRequestHeader("Content-Type", "application/json");
-          request.send(JSON.stringify(message));
-        } } } };
-        document.cookie = "fromScript=1; path=/";
-        document.cookie = "x=1; HttpOnly";
-        document.cookie = "sid=evil; path=/";
-        document.cookie = "hostile=\"\u003c/script\u003e\u00e9; path=/";
-        document.getElementById("after").textContent = encodeURIComponent(document.cookie);
-        </script>
-        """#
-        let html = "<!doctype html><html><head>" + foreignTag + script.scriptTag
+            <pre id="before"></pre><pre id="nobridge"></pre><pre id="after"></pre>
+            <script>
+            document.getElementById("before").textContent = encodeURIComponent(document.cookie);
+            var outcome = "no exception";
+            try { document.cookie = "early=1; path=/"; } catch (e) { outcome = "exception: " + e; }
+            document.getElementById("nobridge").textContent = encodeURIComponent(outcome);
+            window.webkit = { messageHandlers: { wkstoreCookies: { postMessage: function (message) {
+              var request = new XMLHttpRequest();
+              request.open("POST", "/report", false);
+              request.setRequestHeader("Content-Type", "application/json");
+              request.send(JSON.stringify(message));
+            } } } };
+            document.cookie = "fromScript=1; path=/";
+            document.cookie = "x=1; HttpOnly";
+            document.cookie = "sid=evil; path=/";
+            document.cookie = "hostile=\"\u003c/script\u003e\u00e9; path=/";
+            document.getElementById("after").textContent = encodeURIComponent(document.cookie);
+            </script>
+            """#
+        let html =
+            "<!doctype html><html><head>" + foreignTag + script.scriptTag
             + #"<meta charset="utf-8"><title>reports</title></head><body>"# + body + "</body></html>"
         try html.write(to: dir.appendingPathComponent("page.html"), atomically: true, encoding: .utf8)
 
-        let dom = try DocumentStartScriptFixture.chromiumDOM(pageURL.absoluteString, profile: dir.appendingPathComponent("profile"))
-        let before = try #require(DocumentStartScriptFixture.preText("before", in: dom), "no <pre id=before> in:\n\(dom)")
+        let dom = try DocumentStartScriptFixture.chromiumDOM(
+            pageURL.absoluteString, profile: dir.appendingPathComponent("profile"))
+        let before = try #require(
+            DocumentStartScriptFixture.preText("before", in: dom), "no <pre id=before> in:\n\(dom)")
         #expect(before == expected)
         #expect(!before.contains("foreign"))
         #expect(DocumentStartScriptFixture.preText("nobridge", in: dom) == "no exception")
         let after = try #require(DocumentStartScriptFixture.preText("after", in: dom))
         let afterPairs = Set(after.components(separatedBy: "; "))
-        #expect(afterPairs.contains("fromScript=1") && afterPairs.contains("hostile=\"</script>é") && afterPairs.contains("early=1"))
+        #expect(
+            afterPairs.contains("fromScript=1") && afterPairs.contains("hostile=\"</script>é")
+                && afterPairs.contains("early=1"))
         #expect(!afterPairs.contains("x=1"))
 
         // Only the page's writes while the bridge existed were reported; the script's own writes were not.
         let reports = try server.reports().map { try DocumentCookieReport(messageBody: $0) }
-        #expect(reports.map(\.cookie) == ["fromScript=1; path=/", "x=1; HttpOnly", "sid=evil; path=/", "hostile=\"</script>é; path=/"])
+        #expect(
+            reports.map(\.cookie) == [
+                "fromScript=1; path=/", "x=1; HttpOnly", "sid=evil; path=/", "hostile=\"</script>é; path=/",
+            ])
         #expect(reports.allSatisfy { $0.url == pageURL })
         for (line, report) in zip(server.reports(), reports) {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
@@ -192,6 +216,8 @@ struct DocumentStartScriptBrowserTests {
         #expect(nextPairs.contains("hostile=\"</script>é"))
         #expect(nextPairs.contains("sid=server") && !nextPairs.contains("sid=evil"))
         #expect(!nextPairs.contains("x=1") && !nextPairs.contains("early=1"))
-        print("document.cookie reports from Chromium: \(reports.count) received, \(summaries.map(\.stored).reduce(0, +)) stored, \(summaries.map(\.rejected.count).reduce(0, +)) refused (HttpOnly)")
+        print(
+            "document.cookie reports from Chromium: \(reports.count) received, \(summaries.map(\.stored).reduce(0, +)) stored, \(summaries.map(\.rejected.count).reduce(0, +)) refused (HttpOnly)"
+        )
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// Real helpers for the document-start script tests: temporary directories, child processes
@@ -54,14 +55,21 @@ enum DocumentStartScriptFixture {
     /// A profile directory of its own keeps each load's cookies apart. Throws (so the test fails)
     /// when Chromium cannot start or prints no document.
     static func chromiumDOM(_ url: String, profile: URL) throws -> String {
-        let output = try run("timeout", ["120", "chromium", "--headless", "--no-sandbox", "--disable-gpu",
-                                         "--no-first-run", "--disable-extensions", "--disable-background-networking",
-                                         "--user-data-dir=\(profile.path)", "--dump-dom", "--virtual-time-budget=5000",
-                                         "--host-resolver-rules=MAP * 127.0.0.1", url],
-                             in: profile.deletingLastPathComponent())
+        let output = try run(
+            "timeout",
+            [
+                "120", "chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                "--no-first-run", "--disable-extensions", "--disable-background-networking",
+                "--user-data-dir=\(profile.path)", "--dump-dom", "--virtual-time-budget=5000",
+                "--host-resolver-rules=MAP * 127.0.0.1", url,
+            ],
+            in: profile.deletingLastPathComponent())
         guard output.status == 0, output.stdout.contains("<html") else {
             let tail = output.stderr.split(separator: "\n").suffix(15).joined(separator: "\n")
-            throw Failure(description: "chromium could not start or load \(url) (exit \(output.status)); install Debian's chromium (CI does). stderr:\n\(tail)")
+            throw Failure(
+                description:
+                    "chromium could not start or load \(url) (exit \(output.status)); install Debian's chromium (CI does). stderr:\n\(tail)"
+            )
         }
         return output.stdout
     }
@@ -69,7 +77,8 @@ enum DocumentStartScriptFixture {
     /// The text of `<pre id="ID">` in a dumped DOM, which the page filled with `encodeURIComponent(…)`.
     static func preText(_ id: String, in dom: String) -> String? {
         guard let start = dom.range(of: "<pre id=\"\(id)\">"),
-              let end = dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex) else { return nil }
+            let end = dom.range(of: "</pre>", range: start.upperBound..<dom.endIndex)
+        else { return nil }
         return String(dom[start.upperBound..<end.lowerBound]).removingPercentEncoding
     }
 
@@ -84,44 +93,44 @@ enum DocumentStartScriptFixture {
         private let input = Pipe()
 
         static let script = #"""
-        import http.server, os, sys, threading
-        root = sys.argv[1]
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                name = self.path.split("?")[0].rsplit("/", 1)[-1]
-                file = os.path.join(root, name + ".html")
-                if name and os.path.isfile(file):
-                    body, code = open(file, "rb").read(), 200
-                else:
-                    body, code = b"not found", 404
-                self.send_response(code)
-                self.send_header("Content-Type", "text/html; charset=utf-8")
-                self.send_header("Cache-Control", "no-store")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length", "0"))
-                data = self.rfile.read(length)
-                if self.path == "/report":
-                    with open(os.path.join(root, "reports.jsonl"), "ab") as f:
-                        f.write(data.replace(b"\n", b" ") + b"\n")
-                self.send_response(204)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-            def log_message(self, *args):
-                pass
-        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        print(server.server_address[1], flush=True)
-        def stop_when_stdin_closes():
-            sys.stdin.read()
-            server.shutdown()
-        threading.Thread(target=stop_when_stdin_closes, daemon=True).start()
-        timer = threading.Timer(600, server.shutdown)
-        timer.daemon = True
-        timer.start()
-        server.serve_forever()
-        """#
+            import http.server, os, sys, threading
+            root = sys.argv[1]
+            class Handler(http.server.BaseHTTPRequestHandler):
+                def do_GET(self):
+                    name = self.path.split("?")[0].rsplit("/", 1)[-1]
+                    file = os.path.join(root, name + ".html")
+                    if name and os.path.isfile(file):
+                        body, code = open(file, "rb").read(), 200
+                    else:
+                        body, code = b"not found", 404
+                    self.send_response(code)
+                    self.send_header("Content-Type", "text/html; charset=utf-8")
+                    self.send_header("Cache-Control", "no-store")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                def do_POST(self):
+                    length = int(self.headers.get("Content-Length", "0"))
+                    data = self.rfile.read(length)
+                    if self.path == "/report":
+                        with open(os.path.join(root, "reports.jsonl"), "ab") as f:
+                            f.write(data.replace(b"\n", b" ") + b"\n")
+                    self.send_response(204)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                def log_message(self, *args):
+                    pass
+            server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+            print(server.server_address[1], flush=True)
+            def stop_when_stdin_closes():
+                sys.stdin.read()
+                server.shutdown()
+            threading.Thread(target=stop_when_stdin_closes, daemon=True).start()
+            timer = threading.Timer(600, server.shutdown)
+            timer.daemon = True
+            timer.start()
+            server.serve_forever()
+            """#
 
         init(directory: URL) throws {
             self.directory = directory
@@ -141,9 +150,13 @@ enum DocumentStartScriptFixture {
                 line += chunk
                 if line.contains(10) { break }
             }
-            guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+            else {
                 process.terminate()
-                throw Failure(description: "the loopback server did not start (python3 printed \(String(decoding: line, as: UTF8.self).debugDescription))")
+                throw Failure(
+                    description:
+                        "the loopback server did not start (python3 printed \(String(decoding: line, as: UTF8.self).debugDescription))"
+                )
             }
             self.port = port
         }

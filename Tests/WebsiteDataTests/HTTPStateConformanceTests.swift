@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// The IETF http-state cookie suite, replayed in process as its PROTOCOL.md says: for each test a
@@ -30,7 +31,9 @@ struct HTTPStateConformanceTests {
     @Test func httpStateSuite() throws {
         let cases = try Self.cases()
         #expect(cases.count == 222)
-        var passed = 0, failed: [String] = [], disabled: [String] = []
+        var passed = 0
+        var failed: [String] = []
+        var disabled: [String] = []
         for test in cases {
             let store = WebsiteDataStore.nonPersistent()
             let now = Date()
@@ -43,8 +46,11 @@ struct HTTPStateConformanceTests {
                 disabled.append("\(test.id): \(ok ? "pass" : "fail (got \(header ?? "no header"))")")
                 continue
             }
-            if ok { passed += 1 } else {
-                failed.append("\(test.id): expected \(test.expected_cookie ?? "no header"), got \(header ?? "no header")")
+            if ok {
+                passed += 1
+            } else {
+                failed.append(
+                    "\(test.id): expected \(test.expected_cookie ?? "no header"), got \(header ?? "no header")")
             }
         }
         print("http-state (in process): \(passed) passed, \(failed.count) failed")

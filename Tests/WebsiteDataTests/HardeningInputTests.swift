@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// Hostile conditions around a store: damaged side files, a read-only store used by an
@@ -14,7 +15,8 @@ import Testing
     /// last acknowledgement, so its write-ahead log still holds the latest commits.
     func killedWriterStore(_ name: String, batches: Int) async throws -> (store: URL, acknowledged: Int) {
         let store = dir.path(name)
-        let child = try LineChild("wkstore-stress", ["cookies", "--store", store.path, "--batches", "1000000", "--per-batch", "3"])
+        let child = try LineChild(
+            "wkstore-stress", ["cookies", "--store", store.path, "--batches", "1000000", "--per-batch", "3"])
         var acknowledged = -1
         while acknowledged < batches - 1, let line = await child.nextLine(), line.hasPrefix("committed ") {
             acknowledged = Int(line.dropFirst("committed ".count))!
@@ -81,7 +83,9 @@ import Testing
         // (Batches after the last one read as acknowledged may have committed before the kill
         // landed: a loaded machine reads the writer's lines late.)
         let present = try batches(in: store)
-        #expect(present == Array(0..<present.count) && present.count > acknowledged, "acknowledged through \(acknowledged): \(present)")
+        #expect(
+            present == Array(0..<present.count) && present.count > acknowledged,
+            "acknowledged through \(acknowledged): \(present)")
     }
 
     @Test func aTruncatedMainFileBesideItsLogIsRefusedWithoutChangingIt() async throws {
@@ -111,7 +115,8 @@ import Testing
         let store = dir.path("side-dirs")
         do { try WebsiteDataStore(directory: store).httpCookieStore.set("https://example.com/", "a=1") }
         // Something else sits where the log must go.
-        try FileManager.default.createDirectory(at: store.appendingPathComponent("store.sqlite-wal"), withIntermediateDirectories: false)
+        try FileManager.default.createDirectory(
+            at: store.appendingPathComponent("store.sqlite-wal"), withIntermediateDirectories: false)
         #expect {
             _ = try WebsiteDataStore(directory: store).httpCookieStore.allCookies()
         } throws: { error in
@@ -148,28 +153,35 @@ import Testing
         let sandbox = dir.path("readonly")
 
         // Reading: works, or fails with one line naming the store.
-        let list = try await Command.wkstore(["--store", store.path, "cookies", "list"], sandbox: sandbox, asUser: Command.nobody)
+        let list = try await Command.wkstore(
+            ["--store", store.path, "cookies", "list"], sandbox: sandbox, asUser: Command.nobody)
         if list.status == 0 {
             #expect(list.lines.count == 2 && list.stdout.contains("a=1") && list.stdout.contains("b=2"), "\(list)")
         } else {
             #expect(list.status == 1 && list.isOneLineMessage() && list.stderr.contains(store.path), "\(list)")
         }
-        let header = try await Command.wkstore(["--store", store.path, "cookies", "header", "https://example.com/"], sandbox: sandbox, asUser: Command.nobody)
+        let header = try await Command.wkstore(
+            ["--store", store.path, "cookies", "header", "https://example.com/"], sandbox: sandbox,
+            asUser: Command.nobody)
         #expect(header.status == list.status, "\(header)")
         if header.status == 0 { #expect(header.stdout == "a=1; b=2\n") }
 
         // Writing fails with one clear line, through the command and through the library.
-        let set = try await Command.wkstore(["--store", store.path, "cookies", "set", "--url", "https://example.com/", "c=3"],
-                                      sandbox: sandbox, asUser: Command.nobody)
+        let set = try await Command.wkstore(
+            ["--store", store.path, "cookies", "set", "--url", "https://example.com/", "c=3"],
+            sandbox: sandbox, asUser: Command.nobody)
         #expect(set.status == 1 && set.isOneLineMessage(), "\(set)")
         #expect(set.stderr.contains(store.path) || set.stderr.lowercased().contains("read"), "\(set)")
-        let clear = try await Command.wkstore(["--store", store.path, "clear", "--types", "all"], sandbox: sandbox, asUser: Command.nobody)
+        let clear = try await Command.wkstore(
+            ["--store", store.path, "clear", "--types", "all"], sandbox: sandbox, asUser: Command.nobody)
         #expect(clear.status == 1 && clear.isOneLineMessage(), "\(clear)")
-        let library = try await Command.run(Command.product("wkstore-stress"), ["cookies", "--store", store.path, "--batches", "1"],
-                                      asUser: Command.nobody)
+        let library = try await Command.run(
+            Command.product("wkstore-stress"), ["cookies", "--store", store.path, "--batches", "1"],
+            asUser: Command.nobody)
         #expect(library.status == 2 && library.isOneLineMessage("wkstore-stress: "), "\(library)")
-        print("read-only store as nobody: list exit \(list.status) \(list.stderr.isEmpty ? "" : list.stderr)"
-              + "set exit \(set.status): \(set.stderr)library: \(library.stderr)", terminator: "")
+        print(
+            "read-only store as nobody: list exit \(list.status) \(list.stderr.isEmpty ? "" : list.stderr)"
+                + "set exit \(set.status): \(set.stderr)library: \(library.stderr)", terminator: "")
 
         // Nothing changed, not a byte, no file added.
         #expect(StoreFiles.fingerprint(store) == before)
@@ -184,7 +196,9 @@ import Testing
         try store.set(.cookiesMaxTotal, to: "1000000")
         try store.set(.cookiesMaxPerSite, to: "1000000")
         let origin = SecurityOrigin(string: "https://full.example")!
-        let idb = try store.indexedDB.open(origin: origin, name: "db", version: 1) { tx, _ in _ = try tx.createObjectStore("s") }
+        let idb = try store.indexedDB.open(origin: origin, name: "db", version: 1) { tx, _ in
+            _ = try tx.createObjectStore("s")
+        }
         // The disk is "full" a few pages from here: SQLite's page limit on the store's writer connection.
         let pages = try #require(try store.database.writer.withLock { try $0.scalar("PRAGMA page_count")?.int64 })
         try store.database.writer.withLock { _ = try $0.scalar("PRAGMA max_page_count = \(pages + 40)") }
@@ -207,10 +221,14 @@ import Testing
         #expect(try cookies.header("https://site\(acknowledged % 20).example/")?.contains("c\(acknowledged)=") != true)
 
         // Every data type fails clearly while the disk is full, and keeps what it had.
-        try #require(try store.database.writer.withLock { try $0.scalar("PRAGMA page_count")?.int64 }.map { $0 >= pages + 39 } == true)
+        try #require(
+            try store.database.writer.withLock { try $0.scalar("PRAGMA page_count")?.int64 }.map { $0 >= pages + 39 }
+                == true)
         #expect(throws: (any Error).self) { try store.localStorage.setItem("k", value + value, origin: origin) }
         #expect(throws: (any Error).self) {
-            try idb.transaction("s", mode: .readwrite) { tx in _ = try tx.objectStore("s").put(.string(value + value), key: "k") }
+            try idb.transaction("s", mode: .readwrite) { tx in
+                _ = try tx.objectStore("s").put(.string(value + value), key: "k")
+            }
         }
         let body = Data(repeating: 7, count: 20_000)
         let response = try await store.httpCache.send(CacheRequest(url: URL(string: "https://full.example/a")!)) { _ in
@@ -236,7 +254,8 @@ import Testing
     func aFullFileSystemIsAClearErrorAndTheStoreStillOpens() async throws {
         let mount = dir.path("tmpfs")
         try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
-        let mounted = try await Command.run(URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", mount.path])
+        let mounted = try await Command.run(
+            URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=2m,mode=0700", "tmpfs", mount.path])
         try #require(mounted.status == 0, "\(mounted)")
         defer { Command.unmount(mount) }
         let store = mount.appendingPathComponent("store")
@@ -245,7 +264,8 @@ import Testing
         try Data(repeating: 0, count: 512 << 10).write(to: ballast)
 
         // A writer fills the file system until a write fails.
-        let fill = try await Command.run(Command.product("wkstore-stress"), ["fill", "--store", store.path, "--per-batch", "5"])
+        let fill = try await Command.run(
+            Command.product("wkstore-stress"), ["fill", "--store", store.path, "--per-batch", "5"])
         #expect(fill.status == 0, "\(fill)")
         let acknowledged = fill.lines.filter { $0.hasPrefix("committed ") }.count
         let error = try #require(fill.lines.first { $0.hasPrefix("error ") }, "\(fill)")
@@ -263,16 +283,20 @@ import Testing
         }
         // A large cache body cannot be written: the response still comes back, nothing half-written stays.
         let body = Data(repeating: 1, count: 3 << 20)
-        let response = try await reopened.httpCache.send(CacheRequest(url: URL(string: "https://big.example/file")!)) { _ in
+        let response = try await reopened.httpCache.send(CacheRequest(url: URL(string: "https://big.example/file")!)) {
+            _ in
             OriginResponse(status: 200, headers: ["Cache-Control": "max-age=600"], body: .data(body))
         }
         #expect(response.status == 200)
         #expect(try response.body.data().count == body.count)
-        let cached = try await reopened.httpCache.send(CacheRequest(url: URL(string: "https://big.example/file")!), mode: .onlyIfCached) { _ in
+        let cached = try await reopened.httpCache.send(
+            CacheRequest(url: URL(string: "https://big.example/file")!), mode: .onlyIfCached
+        ) { _ in
             throw CancellationError()
         }
         #expect(cached.status == 504)
-        let leftovers = (try? FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("cache").path)) ?? []
+        let leftovers =
+            (try? FileManager.default.contentsOfDirectory(atPath: store.appendingPathComponent("cache").path)) ?? []
         #expect(leftovers.isEmpty, "files left in cache/: \(leftovers)")
         // Writing fails clearly while the disk is full, and works again, in the same store object,
         // once another program's file is deleted. (A small write may still succeed: the log file
@@ -282,10 +306,13 @@ import Testing
             Cookie(name: "big", value: String(repeating: "v", count: 4000), domain: "big\(i).example", isSecure: true)
         }
         #expect(throws: StoreError.self) { try reopened.httpCookieStore.setCookies(big) }
-        #expect(try reopened.httpCookieStore.cookies(forSite: "big0.example").isEmpty, "nothing of the failed write is kept")
+        #expect(
+            try reopened.httpCookieStore.cookies(forSite: "big0.example").isEmpty, "nothing of the failed write is kept"
+        )
         try FileManager.default.removeItem(at: ballast)
         try reopened.httpCookieStore.set("https://after.example/", "after=1")
-        try reopened.removeData(ofTypes: [.cookies], matching: RemovalFilter(sites: ["fill0.example", "fill1.example", "fill2.example"]))
+        try reopened.removeData(
+            ofTypes: [.cookies], matching: RemovalFilter(sites: ["fill0.example", "fill1.example", "fill2.example"]))
         #expect(try WebsiteDataStore(directory: store).httpCookieStore.header("https://after.example/") == "after=1")
         #expect(try StoreFiles.integrityCheck(store.appendingPathComponent(StoreDatabase.fileName)) == "ok")
     }
@@ -295,14 +322,21 @@ import Testing
     @Test func sinceFarInTheFutureRemovesNothingAndSaysSo() async throws {
         let sandbox = dir.path("since-future")
         let store = sandbox.appendingPathComponent("store")
-        let set = try await Command.wkstore(["--store", store.path, "cookies", "set", "--url", "https://example.com/", "a=1; Max-Age=3600"], sandbox: sandbox)
+        let set = try await Command.wkstore(
+            ["--store", store.path, "cookies", "set", "--url", "https://example.com/", "a=1; Max-Age=3600"],
+            sandbox: sandbox)
         #expect(set.status == 0, "\(set)")
         for when in ["2999-01-01", "99999999999", "9999-12-31T23:59:59Z"] {
-            let clear = try await Command.wkstore(["--store", store.path, "clear", "--types", "all", "--since", when], sandbox: sandbox)
+            let clear = try await Command.wkstore(
+                ["--store", store.path, "clear", "--types", "all", "--since", when], sandbox: sandbox)
             #expect(clear.status == 0, "\(clear)")
-            #expect(clear.stdout.hasPrefix("nothing to remove: --since ") && clear.stdout.contains("is in the future"), "\(clear)")
-            let json = try await Command.wkstore(["--store", store.path, "clear", "--types", "all", "--since", when, "--json"], sandbox: sandbox)
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json)")
+            #expect(
+                clear.stdout.hasPrefix("nothing to remove: --since ") && clear.stdout.contains("is in the future"),
+                "\(clear)")
+            let json = try await Command.wkstore(
+                ["--store", store.path, "clear", "--types", "all", "--since", when, "--json"], sandbox: sandbox)
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json)")
             #expect(object["sinceIsInFuture"] as? Bool == true)
             #expect((object["removed"] as? [Any])?.isEmpty == true)
         }
@@ -313,22 +347,31 @@ import Testing
     @Test func sinceBefore1970RemovesEverything() async throws {
         let sandbox = dir.path("since-past")
         let store = sandbox.appendingPathComponent("store")
-        for (when, expected) in [("1969-07-20T20:17:40Z", "1969-07-20T20:17:40.000Z"), ("1900-01-01", "1900-01-01T00:00:00.000Z"),
-                                 ("0001-01-01T00:00Z", "0001-01-01T00:00:00.000Z"), ("30000d", nil)] {
-            let set = try await Command.wkstore(["--store", store.path, "cookies", "set", "--url", "https://example.com/", "a=1; Max-Age=3600"], sandbox: sandbox)
+        for (when, expected) in [
+            ("1969-07-20T20:17:40Z", "1969-07-20T20:17:40.000Z"), ("1900-01-01", "1900-01-01T00:00:00.000Z"),
+            ("0001-01-01T00:00Z", "0001-01-01T00:00:00.000Z"), ("30000d", nil),
+        ] {
+            let set = try await Command.wkstore(
+                ["--store", store.path, "cookies", "set", "--url", "https://example.com/", "a=1; Max-Age=3600"],
+                sandbox: sandbox)
             #expect(set.status == 0, "\(set)")
-            let dry = try await Command.wkstore(["--store", store.path, "clear", "--types", "cookies", "--since", when, "--dry-run", "--json"], sandbox: sandbox)
-            let object = try #require(try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [String: Any], "\(when): \(dry)")
+            let dry = try await Command.wkstore(
+                ["--store", store.path, "clear", "--types", "cookies", "--since", when, "--dry-run", "--json"],
+                sandbox: sandbox)
+            let object = try #require(
+                try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [String: Any], "\(when): \(dry)")
             if let expected { #expect(object["since"] as? String == expected, "\(when)") }
             #expect(object["sinceIsInFuture"] as? Bool == false)
-            let clear = try await Command.wkstore(["--store", store.path, "clear", "--types", "cookies", "--since", when], sandbox: sandbox)
+            let clear = try await Command.wkstore(
+                ["--store", store.path, "clear", "--types", "cookies", "--since", when], sandbox: sandbox)
             #expect(clear.status == 0 && clear.stdout == "removed cookies for example.com\n", "\(when): \(clear)")
             let list = try await Command.wkstore(["--store", store.path, "cookies", "list"], sandbox: sandbox)
             #expect(list.stdout.isEmpty, "\(when): \(list)")
         }
         // Beyond what a date holds: a usage error, not a crash.
         for when in ["99999999999999999999", "9999999999999999d", "-1"] {
-            let clear = try await Command.wkstore(["--store", store.path, "clear", "--types", "cookies", "--since", when], sandbox: sandbox)
+            let clear = try await Command.wkstore(
+                ["--store", store.path, "clear", "--types", "cookies", "--since", when], sandbox: sandbox)
             #expect(clear.status == 2 && clear.isOneLineMessage(), "\(when): \(clear)")
         }
     }
@@ -341,15 +384,28 @@ import Testing
         let store = try WebsiteDataStore(directory: dir.path("store"))
         let cookies = store.httpCookieStore
         let expires = Int(Date().timeIntervalSince1970) + 3600
-        for domain in ["#example.com", "exa mple.com", "example.com/x", "a@example.com", "ex%41mple.com", "example.com?", "a|b.example", "a\\b.example"] {
+        for domain in [
+            "#example.com", "exa mple.com", "example.com/x", "a@example.com", "ex%41mple.com", "example.com?",
+            "a|b.example", "a\\b.example",
+        ] {
             let file = dir.path("cookies.txt")
-            try Data("www.example.com\tFALSE\t/\tFALSE\t\(expires)\tok\t1\n.\(domain)\tTRUE\t/\tFALSE\t\(expires)\tbad\t1\n".utf8).write(to: file)
-            #expect(throws: CookieImportError.self, "\(domain)") { try CookieInterchange.importCookies(from: file, into: cookies) }
+            try Data(
+                "www.example.com\tFALSE\t/\tFALSE\t\(expires)\tok\t1\n.\(domain)\tTRUE\t/\tFALSE\t\(expires)\tbad\t1\n"
+                    .utf8
+            ).write(to: file)
+            #expect(throws: CookieImportError.self, "\(domain)") {
+                try CookieInterchange.importCookies(from: file, into: cookies)
+            }
             let state = dir.path("state.json")
-            let json = "{\"cookies\": [{\"name\": \"bad\", \"value\": \"1\", \"domain\": \(String(decoding: try JSONEncoder().encode(domain), as: UTF8.self))}]}"
+            let json =
+                "{\"cookies\": [{\"name\": \"bad\", \"value\": \"1\", \"domain\": \(String(decoding: try JSONEncoder().encode(domain), as: UTF8.self))}]}"
             try Data(json.utf8).write(to: state)
-            #expect(throws: CookieImportError.self, "\(domain)") { try CookieInterchange.importCookies(from: state, into: cookies) }
-            #expect(throws: CookieRejection.self, "\(domain)") { try cookies.setCookie(Cookie(name: "bad", value: "1", domain: domain)) }
+            #expect(throws: CookieImportError.self, "\(domain)") {
+                try CookieInterchange.importCookies(from: state, into: cookies)
+            }
+            #expect(throws: CookieRejection.self, "\(domain)") {
+                try cookies.setCookie(Cookie(name: "bad", value: "1", domain: domain))
+            }
         }
         #expect(try cookies.allCookies().isEmpty)
         // Hosts that are hosts still work: IPv6, underscores, IDN.
@@ -370,7 +426,8 @@ import Testing
         let expires = Int(Date().timeIntervalSince1970) + 30 * 86_400
         let padding = String(repeating: "0123456789abcdef", count: 240)
         var chunk = "# Netscape HTTP Cookie File\n"
-        var size = 0, count = 0
+        var size = 0
+        var count = 0
         while size + chunk.utf8.count < bytes {
             chunk += ".site\(count % 4000).test\tTRUE\t/\tFALSE\t\(expires)\tc\(count)\t\(padding)\(count)\n"
             count += 1
@@ -390,7 +447,9 @@ import Testing
         let (size, count) = try await offPool { try Self.writeLargeNetscape(file, bytes: megabytes << 20) }
         defer { try? FileManager.default.removeItem(at: file) }
         let started = Date()
-        let result = try await Command.run(Command.product("wkstore-stress"), ["import", "--store", dir.path("import-\(megabytes)").path, "--file", file.path])
+        let result = try await Command.run(
+            Command.product("wkstore-stress"),
+            ["import", "--store", dir.path("import-\(megabytes)").path, "--file", file.path])
         let seconds = Date().timeIntervalSince(started)
         #expect(result.status == 0, "\(result)")
         var fields: [String: Int] = [:]
@@ -399,7 +458,9 @@ import Testing
             if parts.count == 2, let n = Int(parts[1]) { fields[String(parts[0])] = n }
         }
         let growth = try #require(fields["peak-growth-kb"]) * 1024
-        print("import of \(size) bytes (\(count) cookies): \(String(format: "%.1f", seconds)) s, kept \(fields["kept"] ?? -1), peak RSS growth \(growth >> 10) kB")
+        print(
+            "import of \(size) bytes (\(count) cookies): \(String(format: "%.1f", seconds)) s, kept \(fields["kept"] ?? -1), peak RSS growth \(growth >> 10) kB"
+        )
         #expect(fields["read"] == count && fields["imported"] == count)
         #expect((fields["kept"] ?? 0) > 0 && (fields["kept"] ?? .max) <= 3000)
         // Bounded memory: the store's 3000 cookies of 4 KB and a chunk, whatever the file's size.
@@ -410,7 +471,8 @@ import Testing
         try await importInChildProcess(megabytes: 100)
     }
 
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["WKSTORE_LONG_TESTS"] == "1", "WKSTORE_LONG_TESTS=1 runs it"))
+    @Test(
+        .enabled(if: ProcessInfo.processInfo.environment["WKSTORE_LONG_TESTS"] == "1", "WKSTORE_LONG_TESTS=1 runs it"))
     func aOneGigabyteImportStreamsInBoundedMemory() async throws {
         try await importInChildProcess(megabytes: 1024)
     }

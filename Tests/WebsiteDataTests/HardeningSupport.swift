@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// What one run of a child process did.
@@ -29,23 +30,30 @@ enum Command {
 
     /// Runs an executable to its end; its output is collected through files, so nothing it
     /// writes can block it. The wait happens on a thread of its own (see `offPool`).
-    static func run(_ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
-                    input: Data? = nil, asUser uid: UInt32? = nil) async throws -> CommandResult {
+    static func run(
+        _ executable: URL, _ arguments: [String], environment: [String: String]? = nil,
+        input: Data? = nil, asUser uid: UInt32? = nil
+    ) async throws -> CommandResult {
         try await offPool { try runToEnd(executable, arguments, environment: environment, input: input, asUser: uid) }
     }
 
-    private static func runToEnd(_ executable: URL, _ arguments: [String], environment: [String: String]?,
-                                 input: Data?, asUser uid: UInt32?) throws -> CommandResult {
-        let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("wkstore-run-\(UUID().uuidString)")
+    private static func runToEnd(
+        _ executable: URL, _ arguments: [String], environment: [String: String]?,
+        input: Data?, asUser uid: UInt32?
+    ) throws -> CommandResult {
+        let scratch = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "wkstore-run-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        let out = scratch.appendingPathComponent("out"), err = scratch.appendingPathComponent("err")
+        let out = scratch.appendingPathComponent("out")
+        let err = scratch.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
         let process = Process()
         if let uid {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--", executable.path] + arguments
+            process.arguments =
+                ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", "--", executable.path] + arguments
         } else {
             process.executableURL = executable
             process.arguments = arguments
@@ -53,7 +61,8 @@ enum Command {
         var env = environment ?? ProcessInfo.processInfo.environment
         env["SWIFT_BACKTRACE"] = env["SWIFT_BACKTRACE"] ?? "enable=no"
         process.environment = env
-        let outHandle = try FileHandle(forWritingTo: out), errHandle = try FileHandle(forWritingTo: err)
+        let outHandle = try FileHandle(forWritingTo: out)
+        let errHandle = try FileHandle(forWritingTo: err)
         process.standardOutput = outHandle
         process.standardError = errHandle
         let inputPipe = Pipe()
@@ -66,9 +75,10 @@ enum Command {
         process.waitUntilExit()
         try outHandle.close()
         try errHandle.close()
-        return CommandResult(status: process.terminationStatus,
-                             stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
-                             stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
+        return CommandResult(
+            status: process.terminationStatus,
+            stdout: String(decoding: try Data(contentsOf: out), as: UTF8.self),
+            stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
     }
 
     /// Unmounts a file system (lazily: it goes once nothing uses it).
@@ -81,11 +91,15 @@ enum Command {
     }
 
     /// Runs the `wkstore` command with a private home and data directory under `sandbox`.
-    static func wkstore(_ arguments: [String], sandbox: URL, environment: [String: String] = [:],
-                        asUser uid: UInt32? = nil) async throws -> CommandResult {
-        var env = ["HOME": sandbox.appendingPathComponent("home").path,
-                   "XDG_DATA_HOME": sandbox.appendingPathComponent("data").path,
-                   "PATH": "/usr/bin:/bin", "TZ": "UTC"]
+    static func wkstore(
+        _ arguments: [String], sandbox: URL, environment: [String: String] = [:],
+        asUser uid: UInt32? = nil
+    ) async throws -> CommandResult {
+        var env = [
+            "HOME": sandbox.appendingPathComponent("home").path,
+            "XDG_DATA_HOME": sandbox.appendingPathComponent("data").path,
+            "PATH": "/usr/bin:/bin", "TZ": "UTC",
+        ]
         env.merge(environment) { $1 }
         return try await run(product("wkstore"), arguments, environment: env, asUser: uid)
     }
@@ -100,7 +114,8 @@ final class LineChild: @unchecked Sendable {
     private let errorFile: URL
 
     init(_ executable: String, _ arguments: [String]) throws {
-        errorFile = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("wkstore-err-\(UUID().uuidString)")
+        errorFile = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(
+            "wkstore-err-\(UUID().uuidString)")
         _ = FileManager.default.createFile(atPath: errorFile.path, contents: nil)
         process.executableURL = Command.product(executable)
         process.arguments = arguments
@@ -170,7 +185,8 @@ enum StoreFiles {
     static func age(filesIn folder: URL, by seconds: TimeInterval) {
         let then = Date().addingTimeInterval(-seconds)
         for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [] {
-            try? FileManager.default.setAttributes([.modificationDate: then], ofItemAtPath: folder.appendingPathComponent(name).path)
+            try? FileManager.default.setAttributes(
+                [.modificationDate: then], ofItemAtPath: folder.appendingPathComponent(name).path)
         }
     }
 
@@ -222,7 +238,9 @@ enum CrashData {
             let p = raw.bindMemory(to: UInt8.self)
             var x = UInt64(truncatingIfNeeded: seed) &* 0x9E37_79B9_7F4A_7C15 &+ 1
             for i in 0..<count {
-                x ^= x << 13; x ^= x >> 7; x ^= x << 17
+                x ^= x << 13
+                x ^= x >> 7
+                x ^= x << 17
                 p[i] = UInt8(truncatingIfNeeded: x)
             }
         }
@@ -238,13 +256,19 @@ enum CrashData {
         }
     }
 
-    static func cacheURL(prefix: String, entry: Int) -> URL { URL(string: "https://site\(entry % 17).example/\(prefix)\(entry)")! }
+    static func cacheURL(prefix: String, entry: Int) -> URL {
+        URL(string: "https://site\(entry % 17).example/\(prefix)\(entry)")!
+    }
 
     static func cacheBody(entry: Int, version: Int) -> Data {
         bytes(seed: entry * 10 + version, count: cacheBodySize(entry: entry, version: version))
     }
 
-    static func idbPayload(_ n: Int, _ i: Int) -> String { String(repeating: "\(n).\(i);", count: 1 + (n * 31 + i) % 400) }
+    static func idbPayload(_ n: Int, _ i: Int) -> String {
+        String(repeating: "\(n).\(i);", count: 1 + (n * 31 + i) % 400)
+    }
     static func localValue(_ n: Int) -> String { String(repeating: "v\(n)|", count: 1 + n % 300) }
-    static func appCacheBody(_ n: Int, _ i: Int) -> Data { Data(String(repeating: "version \(n) file \(i)\n", count: 1 + (n + i) % 200).utf8) }
+    static func appCacheBody(_ n: Int, _ i: Int) -> Data {
+        Data(String(repeating: "version \(n) file \(i)\n", count: 1 + (n + i) % 200).utf8)
+    }
 }

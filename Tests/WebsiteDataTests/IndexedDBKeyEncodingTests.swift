@@ -1,15 +1,23 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 @Suite struct IndexedDBKeyEncodingTests {
     // MARK: The specification's order
 
     @Test func typesSortNumberDateStringBinaryArray() throws {
-        let keys: [IDBKey] = [.array([]), .binary(Data()), .string(""), .date(Date(timeIntervalSince1970: -1e12)), .number(.infinity)]
+        let keys: [IDBKey] = [
+            .array([]), .binary(Data()), .string(""), .date(Date(timeIntervalSince1970: -1e12)), .number(.infinity),
+        ]
         let sorted = keys.sorted()
-        #expect(sorted == [.number(.infinity), .date(Date(timeIntervalSince1970: -1e12)), .string(""), .binary(Data()), .array([])])
-        for key in keys { #expect(try key.encoded().first.map { [0x10, 0x20, 0x30, 0x40, 0x50].contains($0) } == true) }
+        #expect(
+            sorted == [
+                .number(.infinity), .date(Date(timeIntervalSince1970: -1e12)), .string(""), .binary(Data()), .array([]),
+            ])
+        for key in keys {
+            #expect(try key.encoded().first.map { [0x10, 0x20, 0x30, 0x40, 0x50].contains($0) } == true)
+        }
     }
 
     @Test func specExamplesCompareAsTheSpecSays() throws {
@@ -39,8 +47,13 @@ import Testing
         let seed: UInt64 = 0x1DB_5EED
         var random = IDBTestRandom(seed: seed)
         var keys: [IDBKey] = IDBTestGenerator.interestingDoubles.map { .number($0) }
-        keys += ["", "a", "a\u{0}", "a\u{0}\u{0}", "a\u{1}", "\u{FFFF}", "\u{1D11E}", "\u{0}", "ab", "b"].map { IDBKey.string($0) }
-        keys += [.binary(Data()), .binary(Data([0])), .binary(Data([0, 0])), .binary(Data([0, 0xFF])), .binary(Data([0xFF])), .binary(Data([1]))]
+        keys += ["", "a", "a\u{0}", "a\u{0}\u{0}", "a\u{1}", "\u{FFFF}", "\u{1D11E}", "\u{0}", "ab", "b"].map {
+            IDBKey.string($0)
+        }
+        keys += [
+            .binary(Data()), .binary(Data([0])), .binary(Data([0, 0])), .binary(Data([0, 0xFF])), .binary(Data([0xFF])),
+            .binary(Data([1])),
+        ]
         keys += [[], [[]], [[], []], [0], [0, 0], ["a"], ["a", []], [.binary(Data([0]))]]
         for _ in 0..<3000 { keys.append(IDBTestGenerator.key(&random)) }
         let encodings = try keys.map { try $0.encoded() }
@@ -52,13 +65,16 @@ import Testing
         // Pairwise, including equality.
         var disagreements = 0
         for _ in 0..<20_000 {
-            let i = Int.random(in: 0..<keys.count, using: &random), j = Int.random(in: 0..<keys.count, using: &random)
+            let i = Int.random(in: 0..<keys.count, using: &random)
+            let j = Int.random(in: 0..<keys.count, using: &random)
             let spec = IDBKey.compare(keys[i], keys[j])
             let bytes = encodings[i] == encodings[j] ? 0 : (encodings[i].precedesAsBlob(encodings[j]) ? -1 : 1)
             if spec != bytes { disagreements += 1 }
         }
         #expect(disagreements == 0, "seed \(seed)")
-        print("IndexedDB key order: \(keys.count) keys sorted alike by the specification and by their encodings; 20000 pairs agree")
+        print(
+            "IndexedDB key order: \(keys.count) keys sorted alike by the specification and by their encodings; 20000 pairs agree"
+        )
     }
 
     /// SQLite itself orders the encodings as the specification orders the keys.
@@ -68,7 +84,8 @@ import Testing
         var keys = Set<IDBKey>()
         while keys.count < 500 { keys.insert(IDBTestGenerator.key(&random)) }
         let test = try IDBTestStore(kind)
-        let db = try test.indexedDB.open(origin: idbOrigin("https://example.com"), name: "keys", version: 1) { tx, _ throws in
+        let db = try test.indexedDB.open(origin: idbOrigin("https://example.com"), name: "keys", version: 1) {
+            tx, _ throws in
             try tx.createObjectStore("s")
         }
         try db.transaction("s", mode: .readwrite) { tx throws in
@@ -118,7 +135,11 @@ import Testing
         for _ in 0..<30_000 {
             let count = Int.random(in: 0...24, using: &random)
             let alphabet: [UInt8] = [0x00, 0xFF, 0x10, 0x20, 0x30, 0x40, 0x50, 0x01, 0x7F, 0x80, 0xD8, 0xDC]
-            check((0..<count).map { _ in Bool.random(using: &random) ? alphabet.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random) })
+            check(
+                (0..<count).map { _ in
+                    Bool.random(using: &random)
+                        ? alphabet.randomElement(using: &random)! : UInt8.random(in: 0...255, using: &random)
+                })
         }
         // Mutations of valid encodings: truncated, a byte changed, a byte inserted.
         for _ in 0..<10_000 {
@@ -126,15 +147,23 @@ import Testing
             switch Int.random(in: 0..<3, using: &random) {
             case 0: bytes.removeLast(Int.random(in: 0...bytes.count, using: &random))
             case 1: bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
-            default: bytes.insert(UInt8.random(in: 0...255, using: &random), at: Int.random(in: 0...bytes.count, using: &random))
+            default:
+                bytes.insert(
+                    UInt8.random(in: 0...255, using: &random), at: Int.random(in: 0...bytes.count, using: &random))
             }
             check(bytes)
         }
         #expect(accepted > 0 && refused > 0)
-        #expect(throws: IDBDecodingError(.tooDeep, at: IDBKey.maxDepth)) { try IDBKey(encoded: [UInt8](repeating: 0x50, count: 100_000)) }
+        #expect(throws: IDBDecodingError(.tooDeep, at: IDBKey.maxDepth)) {
+            try IDBKey(encoded: [UInt8](repeating: 0x50, count: 100_000))
+        }
         #expect(throws: IDBDecodingError(.truncated, at: 0)) { try IDBKey(encoded: []) }
-        #expect(throws: IDBDecodingError(.notANumber, at: 0)) { try IDBKey(encoded: [0x10, 0xFF, 0xF8, 0, 0, 0, 0, 0, 0]) }
-        #expect(throws: IDBDecodingError(.nonCanonical, at: 0)) { try IDBKey(encoded: [0x10, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF]) }
+        #expect(throws: IDBDecodingError(.notANumber, at: 0)) {
+            try IDBKey(encoded: [0x10, 0xFF, 0xF8, 0, 0, 0, 0, 0, 0])
+        }
+        #expect(throws: IDBDecodingError(.nonCanonical, at: 0)) {
+            try IDBKey(encoded: [0x10, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])
+        }
         #expect(throws: IDBDecodingError(.invalidText, at: 0)) { try IDBKey(encoded: [0x30, 0xF6, 0x0D, 0x00, 0x00]) }
         #expect(throws: IDBDecodingError(.trailingBytes, at: 2)) { try IDBKey(encoded: [0x30, 0x00, 0x00]) }
         // A unit in a longer form than it needs, or a binary byte above 0xFF, is not canonical.
@@ -168,7 +197,10 @@ import Testing
         for _ in 0..<20_000 {
             var bytes = try IDBTestGenerator.value(&random).encoded()
             if Bool.random(using: &random) {
-                bytes = [1] + (0..<Int.random(in: 0...20, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+                bytes =
+                    [1]
+                    + (0..<Int.random(in: 0...20, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random)
+                    }
             } else if !bytes.isEmpty {
                 bytes[Int.random(in: 0..<bytes.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
             }
@@ -177,7 +209,9 @@ import Testing
         #expect(refused > 0)
         let deep: [UInt8] = [1] + (0..<50_000).flatMap { _ in [UInt8(9), UInt8(1)] }
         #expect(throws: IDBDecodingError.self) { try IDBValue(encoded: deep) }
-        #expect(throws: IDBDecodingError(.badLength, at: 2)) { try IDBValue(encoded: [1, 6, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F]) }
+        #expect(throws: IDBDecodingError(.badLength, at: 2)) {
+            try IDBValue(encoded: [1, 6, 0xFF, 0xFF, 0xFF, 0xFF, 0x0F])
+        }
     }
 
     @Test func valuesNestedTooDeeplyAreRefused() throws {
@@ -193,19 +227,27 @@ import Testing
             switch value {
             case .array(let elements): return .array(elements.map(sorted))
             case .object(let object):
-                return .object(IDBObject(object.properties.sorted { $0.name < $1.name }.map { ($0.name, sorted($0.value)) }))
+                return .object(
+                    IDBObject(object.properties.sorted { $0.name < $1.name }.map { ($0.name, sorted($0.value)) }))
             default: return value
             }
         }
         var random = IDBTestRandom(seed: 0x15_0)
-        var values: [IDBValue] = [["$date": "not a date"], ["$weird": 1], ["a": .date(Date(timeIntervalSince1970: 1.5))]]
+        var values: [IDBValue] = [
+            ["$date": "not a date"], ["$weird": 1], ["a": .date(Date(timeIntervalSince1970: 1.5))],
+        ]
         for _ in 0..<2000 { values.append(IDBTestGenerator.value(&random)) }
         let data = try JSONEncoder().encode(values)
         let decoded = try JSONDecoder().decode([IDBValue].self, from: data)
         #expect(decoded.map(sorted) == values.map(sorted))
-        let text = String(decoding: try JSONEncoder().encode([IDBValue.date(Date(timeIntervalSince1970: 0)), .binary(Data([1]), kind: .uint8), .number(.nan)]), as: UTF8.self)
+        let text = String(
+            decoding: try JSONEncoder().encode([
+                IDBValue.date(Date(timeIntervalSince1970: 0)), .binary(Data([1]), kind: .uint8), .number(.nan),
+            ]), as: UTF8.self)
         #expect(text.contains(#"{"$date":"1970-01-01T00:00:00.000Z"}"#))
-        #expect(text.contains(#""$binary""#) && text.contains(#""kind":"Uint8Array""#) && text.contains(#""base64":"AQ==""#))
+        #expect(
+            text.contains(#""$binary""#) && text.contains(#""kind":"Uint8Array""#) && text.contains(#""base64":"AQ==""#)
+        )
         #expect(text.contains(#"{"$number":"NaN"}"#))
     }
 }

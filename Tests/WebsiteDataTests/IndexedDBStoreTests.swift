@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 @Suite struct IndexedDBStoreTests {
@@ -16,14 +17,14 @@ import Testing
         let keys = try db.transaction("s", mode: .readwrite) { tx throws -> [IDBKey] in
             let s = try tx.objectStore("s")
             var keys = [try s.add("a"), try s.add("b")]
-            try s.put("explicit", key: 10.7)          // moves the generator to floor(10.7) + 1
+            try s.put("explicit", key: 10.7) // moves the generator to floor(10.7) + 1
             keys.append(try s.add("c"))
-            try s.put("lower", key: 3)                  // below the current number: no change
+            try s.put("lower", key: 3) // below the current number: no change
             try s.put("negative", key: -100)
-            try s.put("text", key: "zzz")               // not a number: no change
+            try s.put("text", key: "zzz") // not a number: no change
             keys.append(try s.add("d"))
             try s.delete(.lowerBound(0))
-            try s.clear()                               // clearing never resets the generator
+            try s.clear() // clearing never resets the generator
             keys.append(try s.add("e"))
             return keys
         }
@@ -62,9 +63,14 @@ import Testing
             try tx.objectStore("s").put("explicit", key: 5)
             try tx.objectStore("s").put("huge", key: .number(1e300))
         }
-        #expect(try db.transaction("s") { try $0.objectStore("s").getAllKeys() } == [5, .number(limit - 2), .number(limit - 1), .number(limit), .number(1e300)])
+        #expect(
+            try db.transaction("s") { try $0.objectStore("s").getAllKeys() } == [
+                5, .number(limit - 2), .number(limit - 1), .number(limit), .number(1e300),
+            ])
         // An explicit Infinity exhausts the generator at once.
-        try db.transaction("inf", mode: .readwrite) { tx throws in try tx.objectStore("inf").put("x", key: .number(.infinity)) }
+        try db.transaction("inf", mode: .readwrite) { tx throws in
+            try tx.objectStore("inf").put("x", key: .number(.infinity))
+        }
         let error = idbError {
             try db.transaction("inf", mode: .readwrite) { tx throws in try tx.objectStore("inf").add("y") }
         }
@@ -124,7 +130,9 @@ import Testing
         _ = try test.indexedDB.open(origin: origin, name: "bad", version: 1) { tx, _ throws in
             #expect(idbErrorName { try tx.createObjectStore("a", keyPath: "a..b") } == .syntax)
             #expect(idbErrorName { try tx.createObjectStore("b", keyPath: "1x") } == .syntax)
-            #expect(idbErrorName { try tx.createObjectStore("c", keyPath: ["a", "b"], autoIncrement: true) } == .invalidAccess)
+            #expect(
+                idbErrorName { try tx.createObjectStore("c", keyPath: ["a", "b"], autoIncrement: true) }
+                    == .invalidAccess)
             #expect(idbErrorName { try tx.createObjectStore("d", keyPath: "", autoIncrement: true) } == .invalidAccess)
             let s = try tx.createObjectStore("e", keyPath: "$ok.ünïcode_1")
             #expect(idbErrorName { try s.createIndex("i", keyPath: ["a", "b"], multiEntry: true) } == .invalidAccess)
@@ -137,7 +145,9 @@ import Testing
     @Test(arguments: IDBTestStoreKind.allCases)
     func rangesSelectWhatTheySay(_ kind: IDBTestStoreKind) throws {
         let test = try IDBTestStore(kind)
-        let db = try test.indexedDB.open(origin: origin, name: "r", version: 1) { tx, _ throws in try tx.createObjectStore("s") }
+        let db = try test.indexedDB.open(origin: origin, name: "r", version: 1) { tx, _ throws in
+            try tx.createObjectStore("s")
+        }
         try db.transaction("s", mode: .readwrite) { tx throws in
             for n in 1...10 { try tx.objectStore("s").put(.number(Double(n * 10)), key: .number(Double(n))) }
         }
@@ -157,7 +167,7 @@ import Testing
             #expect(try s.get(11) == nil)
             #expect(try s.count() == 10)
             #expect(try s.count(.bound(2, 4)) == 3)
-            #expect(try s.getAllKeys(.lowerBound("a")).isEmpty)   // strings sort after every number
+            #expect(try s.getAllKeys(.lowerBound("a")).isEmpty) // strings sort after every number
             #expect(idbErrorName { try s.getAll(.bound(5, 4)) } == .data)
             #expect(idbErrorName { try s.getAll(.bound(5, 5, lowerOpen: true)) } == .data)
             #expect(idbErrorName { try s.get(.number(.nan)) } == .data)
@@ -176,13 +186,15 @@ import Testing
     @Test(arguments: IDBTestStoreKind.allCases)
     func addRefusesAnExistingKeyAndAbortsTheTransaction(_ kind: IDBTestStoreKind) throws {
         let test = try IDBTestStore(kind)
-        let db = try test.indexedDB.open(origin: origin, name: "add", version: 1) { tx, _ throws in try tx.createObjectStore("s") }
+        let db = try test.indexedDB.open(origin: origin, name: "add", version: 1) { tx, _ throws in
+            try tx.createObjectStore("s")
+        }
         try db.transaction("s", mode: .readwrite) { tx throws in try tx.objectStore("s").add("first", key: 1) }
         let error = idbError {
             try db.transaction("s", mode: .readwrite) { tx throws in
                 let s = try tx.objectStore("s")
                 try s.put("new", key: 2)
-                _ = try? s.add("again", key: 1)   // caught, but the transaction is aborted all the same
+                _ = try? s.add("again", key: 1) // caught, but the transaction is aborted all the same
                 #expect(idbErrorName { try s.put("later", key: 3) } == .transactionInactive)
             }
         }
@@ -229,7 +241,10 @@ import Testing
             let g = try s.index("g")
             #expect(try walk(g.openCursor()) == ["\"a\"/1", "\"a\"/3", "\"b\"/2", "\"b\"/4", "\"b\"/6", "\"c\"/5"])
             #expect(try walk(g.openCursor(direction: .nextUnique)) == ["\"a\"/1", "\"b\"/2", "\"c\"/5"])
-            #expect(try walk(g.openCursor(direction: .prev)) == ["\"c\"/5", "\"b\"/6", "\"b\"/4", "\"b\"/2", "\"a\"/3", "\"a\"/1"])
+            #expect(
+                try walk(g.openCursor(direction: .prev)) == [
+                    "\"c\"/5", "\"b\"/6", "\"b\"/4", "\"b\"/2", "\"a\"/3", "\"a\"/1",
+                ])
             #expect(try walk(g.openCursor(direction: .prevUnique)) == ["\"c\"/5", "\"b\"/2", "\"a\"/1"])
             #expect(try walk(g.openCursor(.bound("a", "b", lowerOpen: true), direction: .prevUnique)) == ["\"b\"/2"])
             #expect(try walk(g.openCursor(.only("b"), direction: .prev)) == ["\"b\"/6", "\"b\"/4", "\"b\"/2"])
@@ -272,8 +287,11 @@ import Testing
             let g = try tx.objectStore("s").index("g")
             let cursor = try #require(try g.openCursor(.only("b")))
             repeat {
-                if cursor.primaryKey == 4 { try cursor.delete() }
-                else { try cursor.update(["id": cursor.primaryKey.value, "g": "z"]) }
+                if cursor.primaryKey == 4 {
+                    try cursor.delete()
+                } else {
+                    try cursor.update(["id": cursor.primaryKey.value, "g": "z"])
+                }
             } while try cursor.continue()
             // The in-line key may not change through the cursor.
             let other = try #require(try tx.objectStore("s").openCursor())
@@ -312,7 +330,7 @@ import Testing
             let tags = try s.index("tags")
             #expect(try tags.getAllKeys(.only("swift")) == [1, 2])
             #expect(try tags.getAllKeys(.only("db")) == [1])
-            #expect(try tags.count() == 3)   // swift(1), db(1), swift(2): duplicates and invalid elements skipped
+            #expect(try tags.count() == 3) // swift(1), db(1), swift(2): duplicates and invalid elements skipped
             // The array as one key: record 1's holds true and NaN, so it has none; "swift"; [].
             #expect(try s.index("tagList").getAllKeys() == [2, 3])
             #expect(try s.index("author").getAllKeys() == [1, 2])
@@ -468,7 +486,8 @@ import Testing
         #expect(v3.version == 3)
         #expect(upgrades == ["0->1", "1->3"])
         #expect(try v3.objectStoreNames() == ["notes"])
-        #expect(try v3.transaction("notes") { try $0.objectStore("notes").index("tag").getAllKeys(.only("x")) } == [1, 2])
+        #expect(
+            try v3.transaction("notes") { try $0.objectStore("notes").index("tag").getAllKeys(.only("x")) } == [1, 2])
         #expect(idbErrorName { try v1.transaction("notes") { _ in } } == .invalidState)
         // A lower version than stored is a VersionError; none given opens the current one.
         #expect(idbErrorName { try idb.open(origin: origin, name: "app", version: 2) } == .version)
@@ -485,7 +504,9 @@ import Testing
         #expect(try idb.deleteDatabase(origin: origin, name: "app") == nil)
         #expect(idbErrorName { try v3.transaction("notes") { _ in } } == .invalidState)
         #expect(try idb.origins() == [idbOrigin("http://app.example.com")])
-        let fresh = try idb.open(origin: origin, name: "app", version: 1) { tx, _ throws in try tx.createObjectStore("notes", keyPath: "id") }
+        let fresh = try idb.open(origin: origin, name: "app", version: 1) { tx, _ throws in
+            try tx.createObjectStore("notes", keyPath: "id")
+        }
         #expect(try fresh.transaction("notes") { try $0.objectStore("notes").count() } == 0)
     }
 
@@ -513,13 +534,17 @@ import Testing
             #expect(try s.index("n").get("two")?["bytes"] == .binary(Data([0, 1, 255]), kind: .uint8))
             #expect(try s.add(["n": "three"]) == 3)
         }
-        #expect(idbErrorName { try db.transaction("s", mode: .readwrite) { try $0.objectStore("s").add(["n": "one"]) } } == .constraint)
+        #expect(
+            idbErrorName { try db.transaction("s", mode: .readwrite) { try $0.objectStore("s").add(["n": "one"]) } }
+                == .constraint)
     }
 
     @Test func readOnlyTransactionsRunTogetherOnSnapshots() throws {
         let dir = TemporaryDirectory()
         let store = try WebsiteDataStore.testing(dir.url)
-        let db = try store.indexedDB.open(origin: origin, name: "c", version: 1) { tx, _ throws in try tx.createObjectStore("s") }
+        let db = try store.indexedDB.open(origin: origin, name: "c", version: 1) { tx, _ throws in
+            try tx.createObjectStore("s")
+        }
         try db.transaction("s", mode: .readwrite) { tx throws in try tx.objectStore("s").put("first", key: 1) }
         let innerDone = DispatchSemaphore(value: 0)
         let outcome = IDBConcurrencyOutcome()
@@ -549,7 +574,9 @@ import Testing
         let dir = TemporaryDirectory()
         let first = try WebsiteDataStore.testing(dir.url)
         let second = try WebsiteDataStore.testing(dir.url)
-        let a = try first.indexedDB.open(origin: origin, name: "shared", version: 1) { tx, _ throws in try tx.createObjectStore("s") }
+        let a = try first.indexedDB.open(origin: origin, name: "shared", version: 1) { tx, _ throws in
+            try tx.createObjectStore("s")
+        }
         let b = try second.indexedDB.open(origin: origin, name: "shared")
         try a.transaction("s", mode: .readwrite) { try $0.objectStore("s").put("from a", key: 1) }
         #expect(try b.transaction("s") { try $0.objectStore("s").get(1) } == "from a")
@@ -564,10 +591,13 @@ import Testing
         let test = try IDBTestStore(kind)
         let idb = test.indexedDB
         func fill(_ origin: SecurityOrigin, _ name: String, _ text: String) throws {
-            let db = try idb.open(origin: origin, name: name, version: 1) { tx, _ throws in try tx.createObjectStore("s") }
+            let db = try idb.open(origin: origin, name: name, version: 1) { tx, _ throws in
+                try tx.createObjectStore("s")
+            }
             try db.transaction("s", mode: .readwrite) { try $0.objectStore("s").put(.string(text), key: "k") }
         }
-        let www = idbOrigin("https://www.example.com"), api = idbOrigin("https://api.example.com:8443")
+        let www = idbOrigin("https://www.example.com")
+        let api = idbOrigin("https://api.example.com:8443")
         let other = idbOrigin("http://other.org")
         try fill(www, "old", "12345")
         test.clock.advance(100)
@@ -583,7 +613,8 @@ import Testing
         #expect(sizes == ["example.com": (3 + 8) + (3 + 4), "other.org": 3 + 5, "127.0.0.1": 0])
 
         // Dry run, then by date: whole databases written at or after the cut go.
-        let wouldGo = try test.store.removeData(ofTypes: [.indexedDBDatabases], matching: RemovalFilter(modifiedSince: cut), dryRun: true)
+        let wouldGo = try test.store.removeData(
+            ofTypes: [.indexedDBDatabases], matching: RemovalFilter(modifiedSince: cut), dryRun: true)
         #expect(wouldGo.map(\.displayName) == ["127.0.0.1", "example.com", "other.org"])
         #expect(try idb.databases().count == 4)
         test.clock.advance(100)
@@ -591,12 +622,14 @@ import Testing
         let old = try idb.open(origin: www, name: "old")
         let touchCut = test.clock.now
         try old.transaction("s", mode: .readwrite) { try $0.objectStore("s").put("changed", key: "k2") }
-        let removed = try test.store.removeData(ofTypes: [.indexedDBDatabases], matching: RemovalFilter(modifiedSince: touchCut))
+        let removed = try test.store.removeData(
+            ofTypes: [.indexedDBDatabases], matching: RemovalFilter(modifiedSince: touchCut))
         #expect(removed.map(\.displayName) == ["example.com"])
         #expect(Set(try idb.databases().map(\.name)) == ["empty", "new", "o"])
 
         // By site.
-        let bySite = try test.store.removeData(ofTypes: [.indexedDBDatabases], matching: RemovalFilter(sites: ["example.com", "nowhere.net"]))
+        let bySite = try test.store.removeData(
+            ofTypes: [.indexedDBDatabases], matching: RemovalFilter(sites: ["example.com", "nowhere.net"]))
         #expect(bySite.map(\.displayName) == ["example.com"])
         #expect(Set(try idb.databases().map(\.name)) == ["empty", "o"])
         // Removing other types leaves IndexedDB alone.
@@ -611,10 +644,14 @@ import Testing
         let dir = TemporaryDirectory()
         let store = try WebsiteDataStore.testing(dir.url)
         let before = try store.database.newestSequence()
-        let db = try store.indexedDB.open(origin: origin, name: "log", version: 1) { tx, _ throws in try tx.createObjectStore("s") }
+        let db = try store.indexedDB.open(origin: origin, name: "log", version: 1) { tx, _ throws in
+            try tx.createObjectStore("s")
+        }
         try db.transaction("s", mode: .readwrite) { try $0.objectStore("s").put(1, key: 1) }
         let entries = try store.database.read { db in
-            try db.rows("SELECT data_type, site FROM change_log WHERE seq > ?", [.integer(before)]) { "\($0.string(0)) \($0.string(1))" }
+            try db.rows("SELECT data_type, site FROM change_log WHERE seq > ?", [.integer(before)]) {
+                "\($0.string(0)) \($0.string(1))"
+            }
         }
         #expect(entries == ["indexeddb example.com", "indexeddb example.com"])
     }
@@ -624,6 +661,14 @@ import Testing
 final class IDBConcurrencyOutcome: @unchecked Sendable {
     private let lock = NSLock()
     private var text = ""
-    func set(_ value: String) { lock.lock(); text = value; lock.unlock() }
-    var value: String { lock.lock(); defer { lock.unlock() }; return text }
+    func set(_ value: String) {
+        lock.lock()
+        text = value
+        lock.unlock()
+    }
+    var value: String {
+        lock.lock()
+        defer { lock.unlock() }
+        return text
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import WebsiteData
 
 /// A seeded generator (SplitMix64), so a failing random test can be replayed from its seed.
@@ -40,9 +41,12 @@ func idbOrigin(_ text: String) -> SecurityOrigin { SecurityOrigin(string: text)!
 enum IDBTestGenerator {
     static let interestingDoubles: [Double] = [
         0, -0.0, 1, -1, 0.5, -0.5, 2, 1e-300, -1e-300, .leastNonzeroMagnitude, -.leastNonzeroMagnitude,
-        .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .infinity, -.infinity, 9_007_199_254_740_992, 1e21, 42, -42.25,
+        .greatestFiniteMagnitude, -.greatestFiniteMagnitude, .infinity, -.infinity, 9_007_199_254_740_992, 1e21, 42,
+        -42.25,
     ]
-    static let interestingUnits: [UInt16] = [0x0000, 0x0001, 0x0041, 0x00FF, 0x0100, 0x7FFF, 0xD7FF, 0xE000, 0xFFFE, 0xFFFF]
+    static let interestingUnits: [UInt16] = [
+        0x0000, 0x0001, 0x0041, 0x00FF, 0x0100, 0x7FFF, 0xD7FF, 0xE000, 0xFFFE, 0xFFFF,
+    ]
 
     static func double<R: RandomNumberGenerator>(_ random: inout R) -> Double {
         switch Int.random(in: 0..<4, using: &random) {
@@ -64,7 +68,8 @@ enum IDBTestGenerator {
             case 1:
                 let unit = interestingUnits.randomElement(using: &random)!
                 scalars.append(Unicode.Scalar(unit) ?? "\u{FFFD}")
-            case 2: scalars.append(["\u{1D11E}", "\u{10000}", "\u{10FFFF}", "\u{1F600}"].randomElement(using: &random)!)
+            case 2:
+                scalars.append(["\u{1D11E}", "\u{10000}", "\u{10FFFF}", "\u{1F600}"].randomElement(using: &random)!)
             case 3: scalars.append("\u{0}")
             default: scalars.append(Unicode.Scalar(UInt32.random(in: 0x20...0xD7FF, using: &random))!)
             }
@@ -78,7 +83,9 @@ enum IDBTestGenerator {
         case 1: return .date(Date(timeIntervalSinceReferenceDate: double(&random)))
         case 2: return .string(string(&random))
         case 3:
-            let bytes = (0..<Int.random(in: 0...4, using: &random)).map { _ in [0x00, 0x01, 0x7F, 0xFE, 0xFF].randomElement(using: &random)! as UInt8 }
+            let bytes = (0..<Int.random(in: 0...4, using: &random)).map { _ in
+                [0x00, 0x01, 0x7F, 0xFE, 0xFF].randomElement(using: &random)! as UInt8
+            }
             return .binary(Data(bytes))
         default:
             return .array((0..<Int.random(in: 0...3, using: &random)).map { _ in key(&random, depth: depth + 1) })
@@ -93,16 +100,26 @@ enum IDBTestGenerator {
         case 3: return .number([double(&random), .nan, -0.0].randomElement(using: &random)!)
         case 4: return .bigInt(["0", "-1", "123456789012345678901234567890"].randomElement(using: &random)!)
         case 5: return .string(string(&random))
-        case 6: return .date(Date(timeIntervalSince1970: Double(Int64.random(in: -8_640_000_000_000...8_640_000_000_000, using: &random)) / 1000))
+        case 6:
+            return .date(
+                Date(
+                    timeIntervalSince1970: Double(
+                        Int64.random(in: -8_640_000_000_000...8_640_000_000_000, using: &random)) / 1000))
         case 7:
-            let bytes = (0..<Int.random(in: 0...6, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+            let bytes = (0..<Int.random(in: 0...6, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random)
+            }
             return .binary(Data(bytes), kind: IDBBinaryKind.allCases.randomElement(using: &random)!)
         case 8: return .regExp(pattern: string(&random), flags: "gi")
         case 9: return .error(name: "TypeError", message: string(&random), stack: "TypeError: x\n    at f")
         case 10: return .number(Double(Int.random(in: -1000...1000, using: &random)))
-        case 11: return .array((0..<Int.random(in: 0...3, using: &random)).map { _ in value(&random, depth: depth + 1) })
+        case 11:
+            return .array((0..<Int.random(in: 0...3, using: &random)).map { _ in value(&random, depth: depth + 1) })
         default:
-            return .object(IDBObject((0..<Int.random(in: 0...3, using: &random)).map { i in ("p\(i)" + string(&random), value(&random, depth: depth + 1)) }))
+            return .object(
+                IDBObject(
+                    (0..<Int.random(in: 0...3, using: &random)).map { i in
+                        ("p\(i)" + string(&random), value(&random, depth: depth + 1))
+                    }))
         }
     }
 }

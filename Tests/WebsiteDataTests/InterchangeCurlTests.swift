@@ -59,12 +59,14 @@ struct InterchangeCurlTests {
             if chunk.isEmpty { break }
             portLine += chunk
         }
-        let port = try #require(Int(String(decoding: portLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
+        let port = try #require(
+            Int(String(decoding: portLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
         let resolve = "www.example.test:\(port):127.0.0.1"
 
         let jar = dir.file("curl-cookies.txt")
         let before = Date()
-        let set = try interchangeRun("/usr/bin/env", ["curl", "-s", "-c", jar.path, "--resolve", resolve, "http://www.example.test:\(port)/set"])
+        let set = try interchangeRun(
+            "/usr/bin/env", ["curl", "-s", "-c", jar.path, "--resolve", resolve, "http://www.example.test:\(port)/set"])
         let after = Date()
         #expect(set.status == 0, "\(set.stderr)")
         #expect(set.stdout == "set")
@@ -83,12 +85,36 @@ struct InterchangeCurlTests {
             actual?.expires = nil
             #expect(actual == expected, "\(name) in\n\(written)")
         }
-        check("host", .init(name: "host", value: "1", domain: "www.example.test", path: "/", hostOnly: true, secure: false, httpOnly: false))
-        check("dom", .init(name: "dom", value: "2", domain: "example.test", path: "/", hostOnly: false, secure: false, httpOnly: false))
-        check("ho", .init(name: "ho", value: "3", domain: "www.example.test", path: "/", hostOnly: true, secure: false, httpOnly: true))
-        check("exp", .init(name: "exp", value: "4", domain: "www.example.test", path: "/", hostOnly: true, secure: false, httpOnly: false))
-        check("sess", .init(name: "sess", value: "5", domain: "www.example.test", path: "/app", hostOnly: true, secure: false, httpOnly: false))
-        check("dated", .init(name: "dated", value: "6", domain: "www.example.test", path: "/", hostOnly: true, secure: false, httpOnly: false))
+        check(
+            "host",
+            .init(
+                name: "host", value: "1", domain: "www.example.test", path: "/", hostOnly: true, secure: false,
+                httpOnly: false))
+        check(
+            "dom",
+            .init(
+                name: "dom", value: "2", domain: "example.test", path: "/", hostOnly: false, secure: false,
+                httpOnly: false))
+        check(
+            "ho",
+            .init(
+                name: "ho", value: "3", domain: "www.example.test", path: "/", hostOnly: true, secure: false,
+                httpOnly: true))
+        check(
+            "exp",
+            .init(
+                name: "exp", value: "4", domain: "www.example.test", path: "/", hostOnly: true, secure: false,
+                httpOnly: false))
+        check(
+            "sess",
+            .init(
+                name: "sess", value: "5", domain: "www.example.test", path: "/app", hostOnly: true, secure: false,
+                httpOnly: false))
+        check(
+            "dated",
+            .init(
+                name: "dated", value: "6", domain: "www.example.test", path: "/", hostOnly: true, secure: false,
+                httpOnly: false))
         for name in ["host", "dom", "ho", "sess"] { #expect(byName[name]?.isSession == true, "\(name)") }
         // curl writes whole seconds: Max-Age=3600 lands within a second of the request.
         let exp = try #require(byName["exp"]?.expires)
@@ -98,13 +124,18 @@ struct InterchangeCurlTests {
 
         // The store sends them as a browser would: the domain cookie to a sibling host, HttpOnly not to script.
         #expect(try store.httpCookieStore.cookieHeader(for: URL(string: "http://api.example.test/")!) == "dom=2")
-        let scriptVisible = try store.httpCookieStore.cookies(for: URL(string: "http://www.example.test/")!, api: .nonHTTP).map(\.name)
+        let scriptVisible = try store.httpCookieStore.cookies(
+            for: URL(string: "http://www.example.test/")!, api: .nonHTTP
+        ).map(\.name)
         #expect(!scriptVisible.contains("ho"))
 
         // curl reads what we export and sends every cookie back.
         let ours = dir.file("ours.txt")
-        #expect(try CookieInterchange.exportCookies(from: store.httpCookieStore, format: .netscape, to: ours).written == 6)
-        let echo = try interchangeRun("/usr/bin/env", ["curl", "-s", "-b", ours.path, "--resolve", resolve, "http://www.example.test:\(port)/app/echo"])
+        #expect(
+            try CookieInterchange.exportCookies(from: store.httpCookieStore, format: .netscape, to: ours).written == 6)
+        let echo = try interchangeRun(
+            "/usr/bin/env",
+            ["curl", "-s", "-b", ours.path, "--resolve", resolve, "http://www.example.test:\(port)/app/echo"])
         #expect(echo.status == 0, "\(echo.stderr)")
         let sent = Set(echo.stdout.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) })
         #expect(sent == ["host=1", "dom=2", "ho=3", "exp=4", "sess=5", "dated=6"])

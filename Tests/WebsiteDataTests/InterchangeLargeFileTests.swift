@@ -48,7 +48,8 @@ struct InterchangeLargeFileTests {
 
         // The import runs in a process of its own, so that the peak resident size it reports
         // is the import's alone, not that of tests running alongside.
-        let child = try ChildProcess("wkstore-stress", ["import", "--store", dir.file("store").path, "--file", file.path])
+        let child = try ChildProcess(
+            "wkstore-stress", ["import", "--store", dir.file("store").path, "--file", file.path])
         var fields: [String: Int] = [:]
         while let line = child.readLine() {
             let parts = line.split(separator: " ")
@@ -57,7 +58,9 @@ struct InterchangeLargeFileTests {
         #expect(child.wait() == 0)
         let growth = (fields["peak-growth-kb"] ?? Int.max / 2048) * 1024
         let kept = fields["kept"] ?? -1
-        print("large import: \(size) bytes, read \(fields["read"] ?? 0), evicted \(fields["evicted"] ?? 0), kept \(kept); peak RSS growth \(growth / 1024) kB")
+        print(
+            "large import: \(size) bytes, read \(fields["read"] ?? 0), evicted \(fields["evicted"] ?? 0), kept \(kept); peak RSS growth \(growth / 1024) kB"
+        )
         #expect(fields["read"] == count)
         #expect(fields["imported"] == count)
         #expect(kept <= 3000)
@@ -93,20 +96,27 @@ struct InterchangeLargeFileTests {
         let handle = try FileHandle(forWritingTo: file)
         // A 24 MB localStorage value in `origins`, before and after 2,000 cookies.
         let big = Data(String(repeating: "0123456789abcdef", count: 1 << 19).utf8) // 8 MB
-        try handle.write(contentsOf: Data("{\"origins\": [{\"origin\": \"https://a.example\", \"localStorage\": [{\"name\": \"k\", \"value\": \"".utf8))
+        try handle.write(
+            contentsOf: Data(
+                "{\"origins\": [{\"origin\": \"https://a.example\", \"localStorage\": [{\"name\": \"k\", \"value\": \""
+                    .utf8))
         for _ in 0..<2 { try handle.write(contentsOf: big) }
         try handle.write(contentsOf: Data("\"}]}],\n\"cookies\": [\n".utf8))
         var text = ""
         for i in 0..<2_000 {
-            text += (i == 0 ? "" : ",\n") + "{\"name\": \"c\(i)\", \"value\": \"\(i)\", \"domain\": \".site\(i % 50).test\", \"path\": \"/\", \"expires\": -1, \"httpOnly\": false, \"secure\": false, \"sameSite\": \"Lax\"}"
+            text +=
+                (i == 0 ? "" : ",\n")
+                + "{\"name\": \"c\(i)\", \"value\": \"\(i)\", \"domain\": \".site\(i % 50).test\", \"path\": \"/\", \"expires\": -1, \"httpOnly\": false, \"secure\": false, \"sameSite\": \"Lax\"}"
         }
         try handle.write(contentsOf: Data((text + "\n], \"extra\": \"").utf8))
         try handle.write(contentsOf: big)
         try handle.write(contentsOf: Data("\"}\n".utf8))
         try handle.close()
-        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber).intValue
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? NSNumber)
+            .intValue
 
-        let child = try ChildProcess("wkstore-stress", ["import", "--store", dir.file("store").path, "--file", file.path])
+        let child = try ChildProcess(
+            "wkstore-stress", ["import", "--store", dir.file("store").path, "--file", file.path])
         var fields: [String: Int] = [:]
         while let line = child.readLine() {
             let parts = line.split(separator: " ")

@@ -10,7 +10,8 @@ struct InterchangeNetscapeTests {
         let dir = try InterchangeTemporaryDirectory()
         let store = try dir.store()
         let expiry = Int(Date().timeIntervalSince1970) + 86_400
-        let text = "# Netscape HTTP Cookie File\r\n"
+        let text =
+            "# Netscape HTTP Cookie File\r\n"
             + "# a comment\r\n"
             + "\r\n"
             + ".example.com\tTRUE\t/\tFALSE\t0\tdomain\tone\r\n"
@@ -38,18 +39,54 @@ struct InterchangeNetscapeTests {
             #expect(byName[name]?.sameSite == .unspecified, "\(name): cookies.txt has no SameSite")
         }
         let exp = Double(expiry)
-        check("domain", .init(name: "domain", value: "one", domain: "example.com", path: "/", hostOnly: false, secure: false, httpOnly: false, expires: nil))
-        check("host", .init(name: "host", value: "two", domain: "www.example.com", path: "/docs", hostOnly: true, secure: true, httpOnly: false, expires: exp))
-        check("httponly", .init(name: "httponly", value: "three", domain: "www.example.com", path: "/", hostOnly: true, secure: false, httpOnly: true, expires: nil))
-        check("empty", .init(name: "empty", value: "", domain: "shop.example.org", path: "/", hostOnly: true, secure: false, httpOnly: false, expires: nil))
+        check(
+            "domain",
+            .init(
+                name: "domain", value: "one", domain: "example.com", path: "/", hostOnly: false, secure: false,
+                httpOnly: false, expires: nil))
+        check(
+            "host",
+            .init(
+                name: "host", value: "two", domain: "www.example.com", path: "/docs", hostOnly: true, secure: true,
+                httpOnly: false, expires: exp))
+        check(
+            "httponly",
+            .init(
+                name: "httponly", value: "three", domain: "www.example.com", path: "/", hostOnly: true, secure: false,
+                httpOnly: true, expires: nil))
+        check(
+            "empty",
+            .init(
+                name: "empty", value: "", domain: "shop.example.org", path: "/", hostOnly: true, secure: false,
+                httpOnly: false, expires: nil))
         // curl: six fields whose third is not TRUE/FALSE lack the value.
-        check("novalue", .init(name: "novalue", value: "", domain: "shop.example.org", path: "/", hostOnly: true, secure: false, httpOnly: false, expires: nil))
+        check(
+            "novalue",
+            .init(
+                name: "novalue", value: "", domain: "shop.example.org", path: "/", hostOnly: true, secure: false,
+                httpOnly: false, expires: nil))
         // curl: six fields whose third is TRUE/FALSE lack the path.
-        check("nopath", .init(name: "nopath", value: "four", domain: "shop.example.org", path: "/", hostOnly: true, secure: false, httpOnly: false, expires: nil))
+        check(
+            "nopath",
+            .init(
+                name: "nopath", value: "four", domain: "shop.example.org", path: "/", hostOnly: true, secure: false,
+                httpOnly: false, expires: nil))
         // The flag, not the dot, decides (as curl reads it).
-        check("dotfalse", .init(name: "dotfalse", value: "five", domain: "example.net", path: "/", hostOnly: true, secure: false, httpOnly: false, expires: nil))
-        check("nodot", .init(name: "nodot", value: "six", domain: "example.net", path: "/", hostOnly: false, secure: false, httpOnly: false, expires: nil))
-        check("fraction", .init(name: "fraction", value: "seven", domain: "last.example.com", path: "/", hostOnly: true, secure: false, httpOnly: false, expires: exp))
+        check(
+            "dotfalse",
+            .init(
+                name: "dotfalse", value: "five", domain: "example.net", path: "/", hostOnly: true, secure: false,
+                httpOnly: false, expires: nil))
+        check(
+            "nodot",
+            .init(
+                name: "nodot", value: "six", domain: "example.net", path: "/", hostOnly: false, secure: false,
+                httpOnly: false, expires: nil))
+        check(
+            "fraction",
+            .init(
+                name: "fraction", value: "seven", domain: "last.example.com", path: "/", hostOnly: true, secure: false,
+                httpOnly: false, expires: exp))
         #expect(byName["fraction"]?.expires?.timeIntervalSince1970 == exp + 0.5)
 
         // The flags work as cookies: the domain cookie goes to a subdomain, the host-only one does not.
@@ -61,9 +98,12 @@ struct InterchangeNetscapeTests {
         let dir = try InterchangeTemporaryDirectory()
         let store = try dir.store()
         let cookies = store.httpCookieStore
-        try cookies.setCookies(fromSetCookieHeaders: ["a=1; Domain=example.com; Path=/", "b=2; Secure; HttpOnly; Path=/x",
-                                                      "c=3; Max-Age=1000; SameSite=Strict"],
-                               for: URL(string: "https://www.example.com/dir/page")!)
+        try cookies.setCookies(
+            fromSetCookieHeaders: [
+                "a=1; Domain=example.com; Path=/", "b=2; Secure; HttpOnly; Path=/x",
+                "c=3; Max-Age=1000; SameSite=Strict",
+            ],
+            for: URL(string: "https://www.example.com/dir/page")!)
         let out = dir.file("out.txt")
         let summary = try CookieInterchange.exportCookies(from: cookies, format: .netscape, to: out)
         #expect(summary.written == 3)
@@ -74,35 +114,41 @@ struct InterchangeNetscapeTests {
         let data = lines.filter { !$0.hasPrefix("#") || $0.hasPrefix("#HttpOnly_") }
         let c = try #require(try cookies.allCookies().first { $0.name == "c" })
         let expires = Int64(c.expires!.timeIntervalSince1970.rounded(.down))
-        #expect(Set(data) == [
-            ".example.com\tTRUE\t/\tFALSE\t0\ta\t1",
-            "#HttpOnly_www.example.com\tFALSE\t/x\tTRUE\t0\tb\t2",
-            "www.example.com\tFALSE\t/dir\tFALSE\t\(expires)\tc\t3",
-        ])
+        #expect(
+            Set(data) == [
+                ".example.com\tTRUE\t/\tFALSE\t0\ta\t1",
+                "#HttpOnly_www.example.com\tFALSE\t/x\tTRUE\t0\tb\t2",
+                "www.example.com\tFALSE\t/dir\tFALSE\t\(expires)\tc\t3",
+            ])
         // Files of cookies are credentials.
         let attributes = try FileManager.default.attributesOfItem(atPath: out.path)
         #expect((attributes[.posixPermissions] as? NSNumber)?.intValue == 0o600)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0.hasSuffix(".tmp") }.isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: dir.url.path).filter { $0.hasSuffix(".tmp") }.isEmpty)
     }
 
     @Test func roundTripLosesNothingTheFormatHolds() throws {
         let dir = try InterchangeTemporaryDirectory()
         let source = try dir.store("source")
         let cookies = source.httpCookieStore
-        try cookies.setCookies(fromSetCookieHeaders: [
-            "sid=abc123; Path=/; HttpOnly; Secure; SameSite=Lax",
-            "pref=dark; Domain=example.com; Path=/; Max-Age=86400",
-            "cart=; Path=/shop",
-            "__Host-token=t0k3n; Path=/; Secure",
-            "__Secure-x=y; Domain=example.com; Secure; Path=/a/b",
-            "lang=fr-CH; Expires=Wed, 09 Jun 2100 10:18:14 GMT",
-            "none=1; SameSite=None; Secure",
-            "unicode=caf\u{e9}%20\u{1F36A}",
-        ], for: URL(string: "https://www.example.com/shop/cart")!)
-        try cookies.setCookies(fromSetCookieHeaders: ["nameless", "q=\"quoted value\""], for: URL(string: "http://127.0.0.1:8080/")!)
+        try cookies.setCookies(
+            fromSetCookieHeaders: [
+                "sid=abc123; Path=/; HttpOnly; Secure; SameSite=Lax",
+                "pref=dark; Domain=example.com; Path=/; Max-Age=86400",
+                "cart=; Path=/shop",
+                "__Host-token=t0k3n; Path=/; Secure",
+                "__Secure-x=y; Domain=example.com; Secure; Path=/a/b",
+                "lang=fr-CH; Expires=Wed, 09 Jun 2100 10:18:14 GMT",
+                "none=1; SameSite=None; Secure",
+                "unicode=caf\u{e9}%20\u{1F36A}",
+            ], for: URL(string: "https://www.example.com/shop/cart")!)
+        try cookies.setCookies(
+            fromSetCookieHeaders: ["nameless", "q=\"quoted value\""], for: URL(string: "http://127.0.0.1:8080/")!)
         // What the format cannot hold.
-        try cookies.setCookies(fromSetCookieHeaders: ["chip=1; Secure; Partitioned; SameSite=None; Path=/"], for: URL(string: "https://embed.example.org/")!,
-                               context: CookieRequestContext(topLevelSite: URL(string: "https://news.example.net/")!, isNavigation: false))
+        try cookies.setCookies(
+            fromSetCookieHeaders: ["chip=1; Secure; Partitioned; SameSite=None; Path=/"],
+            for: URL(string: "https://embed.example.org/")!,
+            context: CookieRequestContext(topLevelSite: URL(string: "https://news.example.net/")!, isNavigation: false))
         try cookies.setCookie(Cookie(name: "tab", value: "a\tb", domain: "tabs.example.org"))
         let all = try cookies.allCookies()
         #expect(all.count == 12)
@@ -110,7 +156,8 @@ struct InterchangeNetscapeTests {
         let first = dir.file("first.txt")
         let exported = try CookieInterchange.exportCookies(from: cookies, format: .netscape, to: first)
         #expect(exported.written == 10)
-        #expect(exported.skipped.map(\.reason).sorted { $0.rawValue < $1.rawValue } == [.partitioned, .unrepresentable])
+        #expect(
+            exported.skipped.map(\.reason).sorted { $0.rawValue < $1.rawValue } == [.partitioned, .unrepresentable])
         #expect(exported.description.contains("partitioned"))
 
         let target = try dir.store("target")
@@ -118,7 +165,8 @@ struct InterchangeNetscapeTests {
         #expect(summary.read == 10)
         #expect(summary.imported == 10)
 
-        let written = Set(all.filter { $0.partitionKey.isEmpty && !$0.value.contains("\t") }.map(InterchangeFields.netscape))
+        let written = Set(
+            all.filter { $0.partitionKey.isEmpty && !$0.value.contains("\t") }.map(InterchangeFields.netscape))
         let imported = try target.httpCookieStore.allCookies()
         #expect(Set(imported.map(InterchangeFields.netscape)) == written)
         // SameSite is not in the format: every imported cookie has none.
@@ -137,7 +185,9 @@ struct InterchangeNetscapeTests {
         let original = try #require(try cookies.allCookies().first)
 
         let before = Date()
-        let file = try dir.write("cookies.txt", """
+        let file = try dir.write(
+            "cookies.txt",
+            """
             www.example.com\tFALSE\t/\tFALSE\t0\tsecond\t2
             www.example.com\tFALSE\t/\tFALSE\t0\tkeep\tnew
             www.example.com\tFALSE\t/\tFALSE\t0\tfirst\t1
@@ -150,12 +200,14 @@ struct InterchangeNetscapeTests {
         #expect(byName["keep"]?.value == "new")
         #expect(InterchangeSnapshot(byName["keep"]!).created == InterchangeSnapshot(original).created)
         // New cookies are created at import time, in the order of the file.
-        let second = try #require(byName["second"]), first = try #require(byName["first"])
+        let second = try #require(byName["second"])
+        let first = try #require(byName["first"])
         #expect(second.created >= before && second.created <= after)
         #expect(first.created >= before && first.created <= after)
         #expect(second.created < first.created)
         // Which orders the Cookie header among cookies of equal path length.
-        #expect(try cookies.cookieHeader(for: URL(string: "https://www.example.com/")!) == "keep=new; second=2; first=1")
+        #expect(
+            try cookies.cookieHeader(for: URL(string: "https://www.example.com/")!) == "keep=new; second=2; first=1")
     }
 
     /// A file with a bad line at line 4, after a line that would overwrite a cookie.
@@ -189,8 +241,12 @@ struct InterchangeNetscapeTests {
         BadLine("__Host- on a domain", ".example.com\tTRUE\t/\tTRUE\t0\t__Host-id\tv", "prefix"),
         BadLine("__Secure- without Secure", "www.example.com\tFALSE\t/\tFALSE\t0\t__Secure-id\tv", "prefix"),
         BadLine("empty domain", "\tFALSE\t/\tFALSE\t0\tn\tv", "domain"),
-        BadLine("over 4096 bytes", "www.example.com\tFALSE\t/\tFALSE\t0\tn\t" + String(repeating: "v", count: 4100), "not a valid"),
-        BadLine("over-long line", "www.example.com\tFALSE\t/\tFALSE\t0\tn\t" + String(repeating: "v", count: 70_000), "longer than"),
+        BadLine(
+            "over 4096 bytes", "www.example.com\tFALSE\t/\tFALSE\t0\tn\t" + String(repeating: "v", count: 4100),
+            "not a valid"),
+        BadLine(
+            "over-long line", "www.example.com\tFALSE\t/\tFALSE\t0\tn\t" + String(repeating: "v", count: 70_000),
+            "longer than"),
         BadLine("not UTF-8", bytes: Array("www.example.com\tFALSE\t/\tFALSE\t0\tn\t".utf8) + [0xFF, 0xFE], "UTF-8"),
     ]
 
@@ -198,12 +254,15 @@ struct InterchangeNetscapeTests {
     func badFileIsRefusedWholeAndStoreUnchanged(_ bad: BadLine) throws {
         let dir = try InterchangeTemporaryDirectory()
         let store = try dir.store()
-        try store.httpCookieStore.setCookies(fromSetCookieHeaders: ["victim=original", "other=1; Domain=example.com"],
-                                             for: URL(string: "https://www.example.com/")!)
+        try store.httpCookieStore.setCookies(
+            fromSetCookieHeaders: ["victim=original", "other=1; Domain=example.com"],
+            for: URL(string: "https://www.example.com/")!)
         let before = try InterchangeSnapshot.of(store)
         #expect(before.count == 2)
 
-        var bytes = Array("# Netscape HTTP Cookie File\nwww.example.com\tFALSE\t/\tFALSE\t0\tvictim\treplaced\nnew.example.com\tFALSE\t/\tFALSE\t0\tnew\tcookie\n".utf8)
+        var bytes = Array(
+            "# Netscape HTTP Cookie File\nwww.example.com\tFALSE\t/\tFALSE\t0\tvictim\treplaced\nnew.example.com\tFALSE\t/\tFALSE\t0\tnew\tcookie\n"
+                .utf8)
         bytes += bad.bytes
         bytes += Array("\nafter.example.com\tFALSE\t/\tFALSE\t0\tafter\tx\n".utf8)
         let file = dir.file("bad.txt")
@@ -241,9 +300,12 @@ struct InterchangeNetscapeTests {
     @Test func expiredCookiesAreCountedAndRemoveTheirNamesake() throws {
         let dir = try InterchangeTemporaryDirectory()
         let store = try dir.store()
-        try store.httpCookieStore.setCookies(fromSetCookieHeaders: ["gone=1"], for: URL(string: "https://www.example.com/")!)
+        try store.httpCookieStore.setCookies(
+            fromSetCookieHeaders: ["gone=1"], for: URL(string: "https://www.example.com/")!)
         let future = Int(Date().timeIntervalSince1970) + 3600
-        let file = try dir.write("cookies.txt", """
+        let file = try dir.write(
+            "cookies.txt",
+            """
             www.example.com\tFALSE\t/\tFALSE\t1000\tgone\tstale
             www.example.com\tFALSE\t/\tFALSE\t1000\tnever\tstale
             www.example.com\tFALSE\t/\tFALSE\t\(future)\talive\t1
@@ -273,8 +335,9 @@ struct InterchangeNetscapeTests {
         #expect(summary.description.contains("cookies.max-total"))
         #expect(summary.description.contains("cookies.max-per-site"))
 
-        let quiet = try CookieInterchange.importCookies(from: try dir.write("one.txt", "a.example.org\tFALSE\t/\tFALSE\t0\tx\t1\n"),
-                                                        into: store.httpCookieStore)
+        let quiet = try CookieInterchange.importCookies(
+            from: try dir.write("one.txt", "a.example.org\tFALSE\t/\tFALSE\t0\tx\t1\n"),
+            into: store.httpCookieStore)
         #expect(quiet.description == "read 1 cookie: imported 1")
     }
 
@@ -286,8 +349,9 @@ struct InterchangeNetscapeTests {
         try cookies.setCookies(fromSetCookieHeaders: ["b=2"], for: URL(string: "https://shop.example.org/")!)
         try cookies.setCookies(fromSetCookieHeaders: ["c=3"], for: URL(string: "https://other.net/")!)
         let out = dir.file("some.txt")
-        let summary = try CookieInterchange.exportCookies(from: cookies, sites: ["example.org", "other.net", "absent.example"],
-                                                          format: .netscape, to: out)
+        let summary = try CookieInterchange.exportCookies(
+            from: cookies, sites: ["example.org", "other.net", "absent.example"],
+            format: .netscape, to: out)
         #expect(summary.written == 2)
         let text = try String(contentsOf: out, encoding: .utf8)
         #expect(text.contains("shop.example.org\tFALSE\t/\tFALSE\t0\tb\t2\n"))
@@ -304,7 +368,12 @@ struct InterchangeNetscapeTests {
     @Test func formatIsDetected() throws {
         let dir = try InterchangeTemporaryDirectory()
         let json = dir.file("state.json")
-        try Data([0xEF, 0xBB, 0xBF] + Array("\n\n  {\"cookies\": [{\"name\": \"j\", \"value\": \"1\", \"domain\": \"www.example.com\", \"path\": \"/\", \"expires\": -1, \"httpOnly\": false, \"secure\": false, \"sameSite\": \"Lax\"}], \"origins\": []}".utf8)).write(to: json)
+        try Data(
+            [0xEF, 0xBB, 0xBF]
+                + Array(
+                    "\n\n  {\"cookies\": [{\"name\": \"j\", \"value\": \"1\", \"domain\": \"www.example.com\", \"path\": \"/\", \"expires\": -1, \"httpOnly\": false, \"secure\": false, \"sameSite\": \"Lax\"}], \"origins\": []}"
+                        .utf8)
+        ).write(to: json)
         let text = try dir.write("cookies.txt", "\u{FEFF}www.example.com\tFALSE\t/\tFALSE\t0\tn\t1\n")
         let empty = try dir.write("empty.txt", "")
         #expect(try CookieInterchange.detectFormat(of: json) == .storageState)

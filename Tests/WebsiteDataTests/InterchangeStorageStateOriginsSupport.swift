@@ -23,13 +23,15 @@ enum StorageStateFixture {
     /// and IndexedDB databases with every kind of key, value, key path and index.
     static func fill(_ store: WebsiteDataStore) throws -> SessionStorageNamespace {
         let cookies = store.httpCookieStore
-        try cookies.setCookies(fromSetCookieHeaders: [
-            "sid=abc123; Path=/; HttpOnly; Secure; SameSite=Lax",
-            "pref=dark; Domain=example.com; Path=/; Max-Age=86400",
-            "cart=; Path=/shop",
-            "unicode=caf\u{e9}\u{1F36A}",
-        ], for: URL(string: "https://www.example.com/shop/cart")!)
-        try cookies.setCookies(fromSetCookieHeaders: ["o=1; SameSite=Strict"], for: URL(string: "http://other.org:8080/")!)
+        try cookies.setCookies(
+            fromSetCookieHeaders: [
+                "sid=abc123; Path=/; HttpOnly; Secure; SameSite=Lax",
+                "pref=dark; Domain=example.com; Path=/; Max-Age=86400",
+                "cart=; Path=/shop",
+                "unicode=caf\u{e9}\u{1F36A}",
+            ], for: URL(string: "https://www.example.com/shop/cart")!)
+        try cookies.setCookies(
+            fromSetCookieHeaders: ["o=1; SameSite=Strict"], for: URL(string: "http://other.org:8080/")!)
 
         for (key, value) in appItems { try store.localStorage.setItem(key, value, origin: app) }
         try store.localStorage.setItem("x", "y", origin: www)
@@ -40,7 +42,8 @@ enum StorageStateFixture {
         try store.sessionStorage.setItem("\u{FC}n\u{EF}", "\u{0}", origin: app, namespace: tab)
         try store.sessionStorage.setItem("empty", "", origin: app, namespace: tab)
         // An origin with sessionStorage only.
-        try store.sessionStorage.setItem("only", "session", origin: SecurityOrigin(string: "https://session.example.net")!, namespace: tab)
+        try store.sessionStorage.setItem(
+            "only", "session", origin: SecurityOrigin(string: "https://session.example.net")!, namespace: tab)
 
         let idb = store.indexedDB
         let shop = try idb.open(origin: app, name: "shop", version: 5) { tx, _ throws in
@@ -61,14 +64,27 @@ enum StorageStateFixture {
             try kv.put(["kind": "plain", "nested": ["b": 1, "a": [true, false, nil], "z": "ordered"]], key: "json")
             try kv.put(nil, key: "top-level null")
             try kv.put(.undefined, key: "")
-            try kv.put(["kind": "special", "nan": .number(.nan), "inf": .number(-.infinity), "negZero": .number(-0.0), "u": .undefined], key: 1)
-            try kv.put(.date(Date(timeIntervalSince1970: 1_700_000_000.123)), key: .date(Date(timeIntervalSince1970: 86_400)))
-            try kv.put(["kind": "bytes", "u8": .binary(Data([0, 1, 255]), kind: .uint8), "f64": .binary(Data(count: 8), kind: .float64),
-                        "i16": .binary(Data([1, 0, 255, 255]), kind: .int16), "b64": .binary(Data(count: 8), kind: .bigInt64)],
-                       key: .binary(Data([0xDE, 0xAD])))
-            try kv.put(["big": .bigInt("-12345678901234567890"), "re": .regExp(pattern: "^a.+$", flags: "gi"),
-                        "err": .error(name: "RangeError", message: "bad", stack: "RangeError: bad\n    at x")],
-                       key: ["a", 1, .date(Date(timeIntervalSince1970: 0)), ["nested"]])
+            try kv.put(
+                [
+                    "kind": "special", "nan": .number(.nan), "inf": .number(-.infinity), "negZero": .number(-0.0),
+                    "u": .undefined,
+                ], key: 1)
+            try kv.put(
+                .date(Date(timeIntervalSince1970: 1_700_000_000.123)), key: .date(Date(timeIntervalSince1970: 86_400)))
+            try kv.put(
+                [
+                    "kind": "bytes", "u8": .binary(Data([0, 1, 255]), kind: .uint8),
+                    "f64": .binary(Data(count: 8), kind: .float64),
+                    "i16": .binary(Data([1, 0, 255, 255]), kind: .int16),
+                    "b64": .binary(Data(count: 8), kind: .bigInt64),
+                ],
+                key: .binary(Data([0xDE, 0xAD])))
+            try kv.put(
+                [
+                    "big": .bigInt("-12345678901234567890"), "re": .regExp(pattern: "^a.+$", flags: "gi"),
+                    "err": .error(name: "RangeError", message: "bad", stack: "RangeError: bad\n    at x"),
+                ],
+                key: ["a", 1, .date(Date(timeIntervalSince1970: 0)), ["nested"]])
             try kv.put(["kind": "plain", "text": "with \"quotes\", \u{0} and \u{1F36A}"], key: .number(.infinity))
             try kv.put("negative infinity", key: .number(-.infinity))
             try kv.put("first in order", key: -1.5)
@@ -89,7 +105,9 @@ enum StorageStateFixture {
         let notes = try idb.open(origin: other, name: "notes", version: 1) { tx, _ throws in
             try tx.createObjectStore("notes", keyPath: "id", autoIncrement: true)
         }
-        try notes.transaction("notes", mode: .readwrite) { tx throws in _ = try tx.objectStore("notes").add(["text": "hello"]) }
+        try notes.transaction("notes", mode: .readwrite) { tx throws in
+            _ = try tx.objectStore("notes").add(["text": "hello"])
+        }
         return tab
     }
 
@@ -105,14 +123,19 @@ enum StorageStateFixture {
         var values: [String: [IDBValue]]
 
         static func of(_ store: WebsiteDataStore, namespace: SessionStorageNamespace?) throws -> Contents {
-            var contents = Contents(cookies: Set(try store.httpCookieStore.allCookies().map(InterchangeFields.storageState)),
-                                    localStorage: [:], sessionStorage: [:], indexedDB: [:], versions: [:], records: [:], values: [:])
+            var contents = Contents(
+                cookies: Set(try store.httpCookieStore.allCookies().map(InterchangeFields.storageState)),
+                localStorage: [:], sessionStorage: [:], indexedDB: [:], versions: [:], records: [:], values: [:])
             for origin in try store.localStorage.origins() {
-                contents.localStorage[origin.description] = try store.localStorage.items(origin: origin).map { [$0.key, $0.value] }
+                contents.localStorage[origin.description] = try store.localStorage.items(origin: origin).map {
+                    [$0.key, $0.value]
+                }
             }
             if let namespace {
                 for origin in try store.sessionStorage.origins(namespace: namespace) {
-                    contents.sessionStorage[origin.description] = try store.sessionStorage.items(origin: origin, namespace: namespace).map { [$0.key, $0.value] }
+                    contents.sessionStorage[origin.description] = try store.sessionStorage.items(
+                        origin: origin, namespace: namespace
+                    ).map { [$0.key, $0.value] }
                 }
             }
             for origin in try store.indexedDB.origins() {
@@ -129,7 +152,8 @@ enum StorageStateFixture {
                             contents.records[place] = try objectStore.getAllKeys()
                             contents.values[place] = try objectStore.getAll()
                             for index in store.indexes {
-                                contents.records[place + " index " + index.name] = try objectStore.index(index.name).getAllKeys()
+                                contents.records[place + " index " + index.name] = try objectStore.index(index.name)
+                                    .getAllKeys()
                             }
                         }
                     }
@@ -150,10 +174,13 @@ enum StorageStateFixture {
 
         static func of(_ store: WebsiteDataStore) throws -> Snapshot {
             var localStorage: [String: [StorageItem]] = [:]
-            for origin in try store.localStorage.origins() { localStorage[origin.description] = try store.localStorage.items(origin: origin) }
-            return Snapshot(cookies: try InterchangeSnapshot.of(store), localStorage: localStorage,
-                            databases: try store.indexedDB.databases(),
-                            indexedDB: try store.indexedDB.origins().map { try store.indexedDB.exportStorageState(origin: $0) })
+            for origin in try store.localStorage.origins() {
+                localStorage[origin.description] = try store.localStorage.items(origin: origin)
+            }
+            return Snapshot(
+                cookies: try InterchangeSnapshot.of(store), localStorage: localStorage,
+                databases: try store.indexedDB.databases(),
+                indexedDB: try store.indexedDB.origins().map { try store.indexedDB.exportStorageState(origin: $0) })
         }
     }
 

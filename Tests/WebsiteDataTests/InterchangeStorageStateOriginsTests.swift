@@ -17,19 +17,24 @@ struct InterchangeStorageStateOriginsTests {
         let source = try dir.store("source")
         let tab = try Fixture.fill(source)
         let first = dir.file("first.json")
-        let exported = try StorageStateInterchange.exportStorageState(from: source, includeIndexedDB: true,
-                                                                      sessionStorageNamespace: tab.description, to: first)
+        let exported = try StorageStateInterchange.exportStorageState(
+            from: source, includeIndexedDB: true,
+            sessionStorageNamespace: tab.description, to: first)
         #expect(exported.cookies == 5)
         #expect(exported.origins == 4)
         #expect(exported.localStorageItems == Fixture.appItems.count + 2)
         #expect(exported.sessionStorageItems == 4)
         #expect(exported.indexedDBDatabases == 3)
         #expect(exported.indexedDBRecords == 21)
-        #expect(exported.description == "wrote 5 cookies and 4 origins (8 localStorage items, 4 sessionStorage items, 3 IndexedDB databases with 21 records)")
+        #expect(
+            exported.description
+                == "wrote 5 cookies and 4 origins (8 localStorage items, 4 sessionStorage items, 3 IndexedDB databases with 21 records)"
+        )
 
         let target = try dir.store("target")
         let namespace = UUID().uuidString
-        let imported = try StorageStateInterchange.importStorageState(from: first, into: target, sessionStorageNamespace: namespace)
+        let imported = try StorageStateInterchange.importStorageState(
+            from: first, into: target, sessionStorageNamespace: namespace)
         #expect(imported.cookies.imported == 5)
         #expect(imported.origins == 4)
         #expect(imported.localStorageItems == 8 && imported.sessionStorageItems == 4)
@@ -57,7 +62,8 @@ struct InterchangeStorageStateOriginsTests {
 
         // Exported again: byte for byte the same file.
         let second = dir.file("second.json")
-        try StorageStateInterchange.exportStorageState(from: target, includeIndexedDB: true, sessionStorageNamespace: namespace, to: second)
+        try StorageStateInterchange.exportStorageState(
+            from: target, includeIndexedDB: true, sessionStorageNamespace: namespace, to: second)
         #expect(try Data(contentsOf: first) == Data(contentsOf: second))
         let permissions = try FileManager.default.attributesOfItem(atPath: first.path)[.posixPermissions] as? Int
         #expect(permissions == 0o600)
@@ -75,14 +81,18 @@ struct InterchangeStorageStateOriginsTests {
         let store = try dir.store()
         let tab = try Fixture.fill(store)
         let file = dir.file("state.json")
-        try StorageStateInterchange.exportStorageState(from: store, includeIndexedDB: true, sessionStorageNamespace: tab.description, to: file)
+        try StorageStateInterchange.exportStorageState(
+            from: store, includeIndexedDB: true, sessionStorageNamespace: tab.description, to: file)
 
         // An independent JSON parser reads it, with Playwright's members where Playwright has them.
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
         #expect(Set(json.keys) == ["cookies", "origins"])
         let origins = try #require(json["origins"] as? [[String: Any]])
-        #expect(origins.map { $0["origin"] as? String } == ["http://other.org:8080", "https://app.example.com",
-                                                            "https://session.example.net", "https://www.example.com"])
+        #expect(
+            origins.map { $0["origin"] as? String } == [
+                "http://other.org:8080", "https://app.example.com",
+                "https://session.example.net", "https://www.example.com",
+            ])
         for origin in origins {
             #expect(Set(origin.keys) == ["origin", "localStorage", "sessionStorage", "indexedDB"])
         }
@@ -109,7 +119,8 @@ struct InterchangeStorageStateOriginsTests {
         let records = try #require(kv["records"] as? [[String: Any]])
         #expect(records.allSatisfy { ($0["key"] != nil) != ($0["keyEncoded"] != nil) })
         #expect(records.allSatisfy { ($0["value"] != nil) != ($0["valueEncoded"] != nil) })
-        #expect(records.contains { ($0["keyEncoded"] as? [String: Any])?["d"] as? String == "1970-01-02T00:00:00.000Z" })
+        #expect(
+            records.contains { ($0["keyEncoded"] as? [String: Any])?["d"] as? String == "1970-01-02T00:00:00.000Z" })
 
         // Without the options: no sessionStorage, no IndexedDB, and origins with localStorage only,
         // exactly as Playwright's `storageState()`.
@@ -126,8 +137,9 @@ struct InterchangeStorageStateOriginsTests {
         let dir = try InterchangeTemporaryDirectory()
         let store = try WebsiteDataStore.testing(dir.url.appendingPathComponent("store"), clock: TestClock())
         let origin = SecurityOrigin(string: "https://app.example.com")!
-        try store.httpCookieStore.setCookies(fromSetCookieHeaders: ["sid=abc123; Path=/; HttpOnly; Secure; SameSite=Lax"],
-                                             for: URL(string: "https://app.example.com/")!)
+        try store.httpCookieStore.setCookies(
+            fromSetCookieHeaders: ["sid=abc123; Path=/; HttpOnly; Secure; SameSite=Lax"],
+            for: URL(string: "https://app.example.com/")!)
         try store.localStorage.setItem("theme", "dark", origin: origin)
         try store.localStorage.setItem("draft", "caf\u{E9}\n\u{0}", origin: origin)
         let tab = store.sessionStorage.makeNamespace()
@@ -142,14 +154,23 @@ struct InterchangeStorageStateOriginsTests {
             try tx.objectStore("kv").put(.date(Date(timeIntervalSince1970: 1_800_000_000)), key: "seen")
         }
         let file = dir.file("state.json")
-        try StorageStateInterchange.exportStorageState(from: store, includeIndexedDB: true, sessionStorageNamespace: tab.description, to: file)
+        try StorageStateInterchange.exportStorageState(
+            from: store, includeIndexedDB: true, sessionStorageNamespace: tab.description, to: file)
         let text = try String(contentsOf: file, encoding: .utf8)
         #expect(text == Self.documentedExample, "\(text)")
-        let written = try StorageStateInterchange.exportStorageState(from: store, sites: ["example.com"], includeIndexedDB: true,
-                                                                     sessionStorageNamespace: tab.description, to: file)
-        #expect(written.description == "wrote 1 cookie and 1 origin (2 localStorage items, 1 sessionStorage item, 1 IndexedDB database with 2 records)")
-        let summary = try StorageStateInterchange.importStorageState(from: file, into: store, sessionStorageNamespace: tab.description)
-        #expect(summary.description == "read 1 cookie: imported 1; 1 origin: 2 localStorage items, 1 sessionStorage item, 1 IndexedDB database with 2 records")
+        let written = try StorageStateInterchange.exportStorageState(
+            from: store, sites: ["example.com"], includeIndexedDB: true,
+            sessionStorageNamespace: tab.description, to: file)
+        #expect(
+            written.description
+                == "wrote 1 cookie and 1 origin (2 localStorage items, 1 sessionStorage item, 1 IndexedDB database with 2 records)"
+        )
+        let summary = try StorageStateInterchange.importStorageState(
+            from: file, into: store, sessionStorageNamespace: tab.description)
+        #expect(
+            summary.description
+                == "read 1 cookie: imported 1; 1 origin: 2 localStorage items, 1 sessionStorage item, 1 IndexedDB database with 2 records"
+        )
         #expect(try String(contentsOf: file, encoding: .utf8) == Self.documentedExample)
     }
 
@@ -476,15 +497,23 @@ struct InterchangeStorageStateOriginsTests {
         #expect(summary.cookies.imported == 2)
         #expect(summary.origins == 2 && summary.localStorageItems == 3)
         #expect(summary.indexedDBDatabases == 2 && summary.indexedDBRecords == 9)
-        #expect(summary.description == "read 2 cookies: imported 2; 2 origins: 3 localStorage items, 2 IndexedDB databases with 9 records")
+        #expect(
+            summary.description
+                == "read 2 cookies: imported 2; 2 origins: 3 localStorage items, 2 IndexedDB databases with 9 records")
 
         let app = Fixture.app
         let ga = try #require(try store.httpCookieStore.allCookies().first { $0.name == "_ga" })
         #expect(ga.domain == "example.com" && !ga.isHostOnly && ga.expires?.timeIntervalSince1970 == expires)
-        #expect(try store.localStorage.items(origin: app).map { [$0.key, $0.value] }
+        #expect(
+            try store.localStorage.items(origin: app).map { [$0.key, $0.value] }
                 == [["auth", #"{"token":"eyJhbGciOi","exp":1735689600}"#], ["lang", "fr-FR"]])
-        #expect(try store.localStorage.getItem("debug", origin: SecurityOrigin(string: "http://localhost:3000")!) == "app:*")
-        #expect(try store.indexedDB.databases(origin: app).map { "\($0.name) \($0.version)" } == ["app 3", "keyval-store 1"])
+        #expect(
+            try store.localStorage.getItem("debug", origin: SecurityOrigin(string: "http://localhost:3000")!) == "app:*"
+        )
+        #expect(
+            try store.indexedDB.databases(origin: app).map { "\($0.name) \($0.version)" } == [
+                "app 3", "keyval-store 1",
+            ])
 
         let keyval = try store.indexedDB.open(origin: app, name: "keyval-store")
         try keyval.transaction("keyval") { tx throws in
@@ -497,15 +526,19 @@ struct InterchangeStorageStateOriginsTests {
         let db = try store.indexedDB.open(origin: app, name: "app")
         try db.transaction(["messages", "contacts", "blobs"], mode: .readwrite) { tx throws in
             let messages = try tx.objectStore("messages")
-            #expect(try messages.get(2) == ["id": 2, "at": .date(try #require(JavaScriptDate.parse("2025-03-04T05:06:07.000Z"))),
-                                            "blob": .binary(Data([1, 2, 3]), kind: .uint8), "tags": ["b"]])
+            #expect(
+                try messages.get(2) == [
+                    "id": 2, "at": .date(try #require(JavaScriptDate.parse("2025-03-04T05:06:07.000Z"))),
+                    "blob": .binary(Data([1, 2, 3]), kind: .uint8), "tags": ["b"],
+                ])
             #expect(try messages.index("byTag").getAllKeys(.only("b")) == [1, 2])
             #expect(try messages.add(["text": "next"]) == 3)
             let contacts = try tx.objectStore("contacts")
             #expect(try contacts.getAllKeys() == [["Lee", "Ann"]])
             #expect(try contacts.index("full").getKey(["Ann", "Lee"]) == ["Lee", "Ann"])
             let blobs = try tx.objectStore("blobs")
-            #expect(try blobs.getAllKeys() == [.number(.infinity), .binary(Data([0xDE, 0xAD, 0xBE, 0xEF])), [1, "a"]])
+            #expect(
+                try blobs.getAllKeys() == [.number(.infinity), .binary(Data([0xDE, 0xAD, 0xBE, 0xEF])), [1, "a"]])
             #expect(try blobs.getAll() == [nil, "bytes as key", .bigInt("123")])
         }
         // The unique index was made unique.
@@ -570,12 +603,16 @@ struct InterchangeStorageStateOriginsTests {
         #expect(try CookieInterchange.importCookies(from: file, into: target.httpCookieStore).read == 0)
 
         // Deeper than any value is refused, with its line, not followed.
-        let tooDeep = "{\"origins\": [{\"origin\": \"https://a.example\",\n \"indexedDB\": [" + String(repeating: "[", count: 5_000) + "]}"
+        let tooDeep =
+            "{\"origins\": [{\"origin\": \"https://a.example\",\n \"indexedDB\": ["
+            + String(repeating: "[", count: 5_000) + "]}"
         let deepFile = try dir.write("too-deep.json", tooDeep)
         let error = try #require(throws: StorageStateImportError.self) {
             try StorageStateInterchange.importStorageState(from: deepFile, into: target)
         }
-        #expect(error.line == 2 && error.path == "origins[0].indexedDB[0]" && error.reason.contains("nested more than"), "\(error)")
+        #expect(
+            error.line == 2 && error.path == "origins[0].indexedDB[0]" && error.reason.contains("nested more than"),
+            "\(error)")
         let cookieError = try #require(throws: CookieImportError.self) {
             try CookieInterchange.importCookies(from: deepFile, into: target.httpCookieStore)
         }
@@ -596,23 +633,30 @@ struct InterchangeStorageStateOriginsTests {
         let summary = try StorageStateInterchange.importStorageState(from: file, into: target)
         #expect(summary.sessionStorageItems == 0 && summary.ignoredSessionStorageItems == 4)
         #expect(summary.sessionStorageNamespace == nil && target.sessionStorage.namespaces.isEmpty)
-        #expect(summary.description == "read 5 cookies: imported 5; 4 origins: 8 localStorage items, left out 4 sessionStorage items (name a sessionStorage namespace to import them)")
+        #expect(
+            summary.description
+                == "read 5 cookies: imported 5; 4 origins: 8 localStorage items, left out 4 sessionStorage items (name a sessionStorage namespace to import them)"
+        )
 
         // Into a namespace the store object has: items merge with what it holds.
         let existing = target.sessionStorage.makeNamespace()
         try target.sessionStorage.setItem("kept", "1", origin: Fixture.app, namespace: existing)
         try target.sessionStorage.setItem("step", "1", origin: Fixture.app, namespace: existing)
-        let merged = try StorageStateInterchange.importStorageState(from: file, into: target, sessionStorageNamespace: existing.description.uppercased())
+        let merged = try StorageStateInterchange.importStorageState(
+            from: file, into: target, sessionStorageNamespace: existing.description.uppercased())
         #expect(merged.sessionStorageNamespace == existing && merged.sessionStorageItems == 4)
-        #expect(try target.sessionStorage.items(origin: Fixture.app, namespace: existing).map { [$0.key, $0.value] }
+        #expect(
+            try target.sessionStorage.items(origin: Fixture.app, namespace: existing).map { [$0.key, $0.value] }
                 == [["kept", "1"], ["step", "2"], ["\u{FC}n\u{EF}", "\u{0}"], ["empty", ""]])
 
         // An export needs a namespace this store object has; a name must be an identifier.
         #expect(throws: SessionStorageError.self) {
-            try StorageStateInterchange.exportStorageState(from: target, sessionStorageNamespace: UUID().uuidString, to: dir.file("x.json"))
+            try StorageStateInterchange.exportStorageState(
+                from: target, sessionStorageNamespace: UUID().uuidString, to: dir.file("x.json"))
         }
         #expect(throws: StoreError.self) {
-            try StorageStateInterchange.exportStorageState(from: target, sessionStorageNamespace: "tab-1", to: dir.file("x.json"))
+            try StorageStateInterchange.exportStorageState(
+                from: target, sessionStorageNamespace: "tab-1", to: dir.file("x.json"))
         }
         #expect(throws: StoreError.self) {
             try StorageStateInterchange.importStorageState(from: file, into: target, sessionStorageNamespace: "tab-1")
@@ -627,8 +671,9 @@ struct InterchangeStorageStateOriginsTests {
         let store = try dir.store()
         let tab = try Fixture.fill(store)
         let file = dir.file("state.json")
-        let summary = try StorageStateInterchange.exportStorageState(from: store, sites: ["example.com"], includeIndexedDB: true,
-                                                                     sessionStorageNamespace: tab.description, to: file)
+        let summary = try StorageStateInterchange.exportStorageState(
+            from: store, sites: ["example.com"], includeIndexedDB: true,
+            sessionStorageNamespace: tab.description, to: file)
         #expect(summary.cookies == 4 && summary.origins == 2)
         #expect(summary.indexedDBDatabases == 2 && summary.sessionStorageItems == 3)
         let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any])
@@ -643,12 +688,16 @@ struct InterchangeStorageStateOriginsTests {
         #expect(try target.localStorage.origins() == [Fixture.app, Fixture.www])
         #expect(try target.indexedDB.origins() == [Fixture.app])
 
-        let two = try StorageStateInterchange.exportStorageState(from: store, sites: ["other.org", "example.net"],
-                                                                 sessionStorageNamespace: tab.description, to: dir.file("two.json"))
+        let two = try StorageStateInterchange.exportStorageState(
+            from: store, sites: ["other.org", "example.net"],
+            sessionStorageNamespace: tab.description, to: dir.file("two.json"))
         #expect(two.cookies == 1 && two.origins == 2 && two.indexedDBDatabases == 0 && two.sessionStorageItems == 1)
-        let none = try StorageStateInterchange.exportStorageState(from: store, sites: ["nothing.example"], to: dir.file("none.json"))
+        let none = try StorageStateInterchange.exportStorageState(
+            from: store, sites: ["nothing.example"], to: dir.file("none.json"))
         #expect(none == StorageStateExportSummary())
-        #expect(try String(contentsOf: dir.file("none.json"), encoding: .utf8) == "{\n  \"cookies\": [],\n  \"origins\": []\n}\n")
+        #expect(
+            try String(contentsOf: dir.file("none.json"), encoding: .utf8)
+                == "{\n  \"cookies\": [],\n  \"origins\": []\n}\n")
         #expect(throws: StoreError.self) {
             try StorageStateInterchange.exportStorageState(from: store, sites: ["../etc"], to: dir.file("bad.json"))
         }
@@ -670,62 +719,137 @@ struct InterchangeStorageStateOriginsTests {
     }
 
     static let badOrigins: [BadOrigin] = [
-        BadOrigin(label: "not an origin", bad: #"{"origin": "https://b.example/path", "localStorage": []}"#,
-                  path: "origins[1].origin", reason: "is not an origin", marker: "https://b.example/path"),
-        BadOrigin(label: "an opaque origin", bad: #"{"origin": "null", "localStorage": []}"#,
-                  path: "origins[1].origin", reason: "is not an origin", marker: #""null""#),
-        BadOrigin(label: "no origin", bad: #"{"localStorage": [{"name": "a", "value": "b"}]}"#,
-                  path: "origins[1]", reason: "no \"origin\"", marker: #"{"localStorage": [{"name": "a""#),
-        BadOrigin(label: "origin not a string", bad: #"{"origin": 7}"#, path: "origins[1].origin", reason: "must be a string", marker: #""origin": 7"#),
-        BadOrigin(label: "entry not an object", bad: "42", path: "origins[1]", reason: "must be an object", marker: "    42"),
-        BadOrigin(label: "value not a string", bad: "{\"origin\": \"https://b.example\", \"localStorage\": [\n      {\"name\": \"a\", \"value\": \"1\"},\n      {\"name\": \"b\", \"value\": 2}]}",
-                  path: "origins[1].localStorage[1].value", reason: "must be a string", marker: #""value": 2"#),
-        BadOrigin(label: "no value", bad: "{\"origin\": \"https://b.example\", \"localStorage\": [\n      {\"name\": \"a\", \"value\": \"1\"},\n      {\"name\": \"b\"}]}",
-                  path: "origins[1].localStorage[1]", reason: "no \"value\"", marker: #"{"name": "b"}"#),
-        BadOrigin(label: "localStorage not an array", bad: #"{"origin": "https://b.example", "localStorage": {"a": "b"}}"#,
-                  path: "origins[1].localStorage", reason: "must be an array", marker: #"{"a": "b"}"#),
-        BadOrigin(label: "sessionStorage item not an object", bad: #"{"origin": "https://b.example", "sessionStorage": ["x"]}"#,
-                  path: "origins[1].sessionStorage[0]", reason: "must be a {\"name\"", marker: #"["x"]"#),
-        BadOrigin(label: "syntax error in an item", bad: #"{"origin": "https://b.example", "localStorage": [{"name": "a", "value": "x"]}"#,
-                  path: "origins[1].localStorage[0]", reason: "expected ',' or '}'", marker: #""value": "x"]"#),
-        BadOrigin(label: "half a surrogate pair", bad: #"{"origin": "https://b.example", "localStorage": [{"name": "a", "value": "\ud800"}]}"#,
-                  path: "origins[1].localStorage[0]", reason: "surrogate", marker: #"\ud800"#),
-        BadOrigin(label: "two localStorage members", bad: #"{"origin": "https://b.example", "localStorage": [], "localStorage": []}"#,
-                  path: "origins[1].localStorage", reason: "two \"localStorage\"", marker: #""origin": "https://b.example""#),
-        BadOrigin(label: "over the quota", bad: "{\"origin\": \"https://b.example\", \"localStorage\": [\n      {\"name\": \"a\", \"value\": \"\(String(repeating: "a", count: 300))\"},\n      {\"name\": \"b\", \"value\": \"\(String(repeating: "b", count: 300))\"}]}",
-                  path: "origins[1].localStorage[1]", reason: "past its localStorage quota: 1204 bytes needed, the quota is 1000 bytes", marker: #"{"name": "b""#, quota: 1000),
-        BadOrigin(label: "an origin twice", bad: #"{"origin": "https://www.example.com/", "localStorage": []}"#,
-                  path: "origins[1].origin", reason: "already has an entry (origins[0])", marker: #""https://www.example.com/""#),
-        BadOrigin(label: "database without a version", bad: idb(#"{"name": "bad", "stores": []}"#),
-                  path: "origins[1].indexedDB[0]", reason: "no \"version\"", marker: #"{"name": "bad""#),
-        BadOrigin(label: "database version 0", bad: idb(#"{"name": "bad", "version": 0, "stores": []}"#),
-                  path: "origins[1].indexedDB[0]", reason: "below 1 (TypeError)", marker: #"{"name": "bad""#),
-        BadOrigin(label: "store without autoIncrement", bad: idb(#"{"name": "bad", "version": 1, "stores": [\#(store("s")), {"name": "t", "records": [], "indexes": []}]}"#),
-                  path: "origins[1].indexedDB[0].stores[1]", reason: "autoIncrement", marker: #"{"name": "bad""#),
-        BadOrigin(label: "record not in Playwright's form", bad: idb(#"{"name": "bad", "version": 1, "stores": [\#(store("s", records: #"{"key": 1, "value": 1}, {"key": 2, "value": 2}, {"keyEncoded": {"zz": 1}, "value": 3}"#))]}"#),
-                  path: "origins[1].indexedDB[0].stores[0].records[2]", reason: "not a Playwright serialized value", marker: #"{"name": "bad""#),
-        BadOrigin(label: "two records with one key", bad: idb(#"{"name": "bad", "version": 1, "stores": [\#(store("s", records: #"{"key": 1, "value": "a"}, {"key": 1, "value": "b"}"#))]}"#),
-                  path: "origins[1].indexedDB[0].stores[0].records[1]", reason: "ConstraintError", marker: #"{"name": "bad""#),
-        BadOrigin(label: "in-line key missing", bad: idb(#"{"name": "bad", "version": 1, "stores": [\#(store("s", records: #"{"value": {"name": "x"}}"#, keyPath: "id"))]}"#),
-                  path: "origins[1].indexedDB[0].stores[0].records[0]", reason: "DataError", marker: #"{"name": "bad""#),
-        BadOrigin(label: "out-of-line key missing", bad: idb(#"{"name": "bad", "version": 1, "stores": [\#(store("s", records: #"{"value": 1}"#))]}"#),
-                  path: "origins[1].indexedDB[0].stores[0].records[0]", reason: "DataError", marker: #"{"name": "bad""#),
-        BadOrigin(label: "unique index clash", bad: idb(#"{"name": "bad", "version": 1, "stores": [\#(store("s", records: #"{"value": {"id": 1, "e": "x"}}, {"value": {"id": 2, "e": "x"}}"#, indexes: #"{"name": "e", "keyPath": "e", "multiEntry": false, "unique": true}"#, keyPath: "id"))]}"#),
-                  path: "origins[1].indexedDB[0].stores[0].records[1]", reason: "ConstraintError", marker: #"{"name": "bad""#),
-        BadOrigin(label: "index without a key path", bad: idb(#"{"name": "bad", "version": 1, "stores": [\#(store("s", indexes: #"{"name": "i", "multiEntry": false, "unique": false}"#))]}"#),
-                  path: "origins[1].indexedDB[0].stores[0].indexes[0]", reason: "no key path", marker: #"{"name": "bad""#),
-        BadOrigin(label: "multi-entry array key path", bad: idb(#"{"name": "bad", "version": 1, "stores": [\#(store("s", indexes: #"{"name": "i", "keyPathArray": ["a", "b"], "multiEntry": true, "unique": false}"#))]}"#),
-                  path: "origins[1].indexedDB[0].stores[0].indexes[0]", reason: "InvalidAccessError", marker: #"{"name": "bad""#),
-        BadOrigin(label: "a URL value", bad: idb(#"{"name": "bad", "version": 1, "stores": [\#(store("s", records: #"{"key": 1, "valueEncoded": {"u": "https://x.example/"}}"#))]}"#),
-                  path: "origins[1].indexedDB[0].stores[0].records[0]", reason: "DataCloneError", marker: #"{"name": "bad""#),
-        BadOrigin(label: "two stores with one name", bad: idb(#"{"name": "bad", "version": 1, "stores": [\#(store("s")), \#(store("s"))]}"#),
-                  path: "origins[1].indexedDB[0].stores[1]", reason: "ConstraintError", marker: #"{"name": "bad""#),
-        BadOrigin(label: "a database twice", bad: idb(#"{"name": "bad", "version": 1, "stores": []},"# + "\n      " + #"{"name": "bad", "version": 2, "stores": []}"#),
-                  path: "origins[1].indexedDB[1]", reason: "a second database named 'bad'", marker: #"{"name": "bad", "version": 2"#),
-        BadOrigin(label: "indexedDB not an array", bad: #"{"origin": "https://b.example", "indexedDB": {}}"#,
-                  path: "origins[1].indexedDB", reason: "must be an array", marker: #""indexedDB": {}"#),
-        BadOrigin(label: "two origins members", bad: "{\"origin\": \"https://b.example\"}\n  ],\n  \"origins\": [",
-                  path: nil, reason: "two \"origins\"", marker: "  \"origins\": [\n  ]"),
+        BadOrigin(
+            label: "not an origin", bad: #"{"origin": "https://b.example/path", "localStorage": []}"#,
+            path: "origins[1].origin", reason: "is not an origin", marker: "https://b.example/path"),
+        BadOrigin(
+            label: "an opaque origin", bad: #"{"origin": "null", "localStorage": []}"#,
+            path: "origins[1].origin", reason: "is not an origin", marker: #""null""#),
+        BadOrigin(
+            label: "no origin", bad: #"{"localStorage": [{"name": "a", "value": "b"}]}"#,
+            path: "origins[1]", reason: "no \"origin\"", marker: #"{"localStorage": [{"name": "a""#),
+        BadOrigin(
+            label: "origin not a string", bad: #"{"origin": 7}"#, path: "origins[1].origin", reason: "must be a string",
+            marker: #""origin": 7"#),
+        BadOrigin(
+            label: "entry not an object", bad: "42", path: "origins[1]", reason: "must be an object", marker: "    42"),
+        BadOrigin(
+            label: "value not a string",
+            bad:
+                "{\"origin\": \"https://b.example\", \"localStorage\": [\n      {\"name\": \"a\", \"value\": \"1\"},\n      {\"name\": \"b\", \"value\": 2}]}",
+            path: "origins[1].localStorage[1].value", reason: "must be a string", marker: #""value": 2"#),
+        BadOrigin(
+            label: "no value",
+            bad:
+                "{\"origin\": \"https://b.example\", \"localStorage\": [\n      {\"name\": \"a\", \"value\": \"1\"},\n      {\"name\": \"b\"}]}",
+            path: "origins[1].localStorage[1]", reason: "no \"value\"", marker: #"{"name": "b"}"#),
+        BadOrigin(
+            label: "localStorage not an array", bad: #"{"origin": "https://b.example", "localStorage": {"a": "b"}}"#,
+            path: "origins[1].localStorage", reason: "must be an array", marker: #"{"a": "b"}"#),
+        BadOrigin(
+            label: "sessionStorage item not an object",
+            bad: #"{"origin": "https://b.example", "sessionStorage": ["x"]}"#,
+            path: "origins[1].sessionStorage[0]", reason: "must be a {\"name\"", marker: #"["x"]"#),
+        BadOrigin(
+            label: "syntax error in an item",
+            bad: #"{"origin": "https://b.example", "localStorage": [{"name": "a", "value": "x"]}"#,
+            path: "origins[1].localStorage[0]", reason: "expected ',' or '}'", marker: #""value": "x"]"#),
+        BadOrigin(
+            label: "half a surrogate pair",
+            bad: #"{"origin": "https://b.example", "localStorage": [{"name": "a", "value": "\ud800"}]}"#,
+            path: "origins[1].localStorage[0]", reason: "surrogate", marker: #"\ud800"#),
+        BadOrigin(
+            label: "two localStorage members",
+            bad: #"{"origin": "https://b.example", "localStorage": [], "localStorage": []}"#,
+            path: "origins[1].localStorage", reason: "two \"localStorage\"", marker: #""origin": "https://b.example""#),
+        BadOrigin(
+            label: "over the quota",
+            bad:
+                "{\"origin\": \"https://b.example\", \"localStorage\": [\n      {\"name\": \"a\", \"value\": \"\(String(repeating: "a", count: 300))\"},\n      {\"name\": \"b\", \"value\": \"\(String(repeating: "b", count: 300))\"}]}",
+            path: "origins[1].localStorage[1]",
+            reason: "past its localStorage quota: 1204 bytes needed, the quota is 1000 bytes", marker: #"{"name": "b""#,
+            quota: 1000),
+        BadOrigin(
+            label: "an origin twice", bad: #"{"origin": "https://www.example.com/", "localStorage": []}"#,
+            path: "origins[1].origin", reason: "already has an entry (origins[0])",
+            marker: #""https://www.example.com/""#),
+        BadOrigin(
+            label: "database without a version", bad: idb(#"{"name": "bad", "stores": []}"#),
+            path: "origins[1].indexedDB[0]", reason: "no \"version\"", marker: #"{"name": "bad""#),
+        BadOrigin(
+            label: "database version 0", bad: idb(#"{"name": "bad", "version": 0, "stores": []}"#),
+            path: "origins[1].indexedDB[0]", reason: "below 1 (TypeError)", marker: #"{"name": "bad""#),
+        BadOrigin(
+            label: "store without autoIncrement",
+            bad: idb(
+                #"{"name": "bad", "version": 1, "stores": [\#(store("s")), {"name": "t", "records": [], "indexes": []}]}"#
+            ),
+            path: "origins[1].indexedDB[0].stores[1]", reason: "autoIncrement", marker: #"{"name": "bad""#),
+        BadOrigin(
+            label: "record not in Playwright's form",
+            bad: idb(
+                #"{"name": "bad", "version": 1, "stores": [\#(store("s", records: #"{"key": 1, "value": 1}, {"key": 2, "value": 2}, {"keyEncoded": {"zz": 1}, "value": 3}"#))]}"#
+            ),
+            path: "origins[1].indexedDB[0].stores[0].records[2]", reason: "not a Playwright serialized value",
+            marker: #"{"name": "bad""#),
+        BadOrigin(
+            label: "two records with one key",
+            bad: idb(
+                #"{"name": "bad", "version": 1, "stores": [\#(store("s", records: #"{"key": 1, "value": "a"}, {"key": 1, "value": "b"}"#))]}"#
+            ),
+            path: "origins[1].indexedDB[0].stores[0].records[1]", reason: "ConstraintError", marker: #"{"name": "bad""#),
+        BadOrigin(
+            label: "in-line key missing",
+            bad: idb(
+                #"{"name": "bad", "version": 1, "stores": [\#(store("s", records: #"{"value": {"name": "x"}}"#, keyPath: "id"))]}"#
+            ),
+            path: "origins[1].indexedDB[0].stores[0].records[0]", reason: "DataError", marker: #"{"name": "bad""#),
+        BadOrigin(
+            label: "out-of-line key missing",
+            bad: idb(#"{"name": "bad", "version": 1, "stores": [\#(store("s", records: #"{"value": 1}"#))]}"#),
+            path: "origins[1].indexedDB[0].stores[0].records[0]", reason: "DataError", marker: #"{"name": "bad""#),
+        BadOrigin(
+            label: "unique index clash",
+            bad: idb(
+                #"{"name": "bad", "version": 1, "stores": [\#(store("s", records: #"{"value": {"id": 1, "e": "x"}}, {"value": {"id": 2, "e": "x"}}"#, indexes: #"{"name": "e", "keyPath": "e", "multiEntry": false, "unique": true}"#, keyPath: "id"))]}"#
+            ),
+            path: "origins[1].indexedDB[0].stores[0].records[1]", reason: "ConstraintError", marker: #"{"name": "bad""#),
+        BadOrigin(
+            label: "index without a key path",
+            bad: idb(
+                #"{"name": "bad", "version": 1, "stores": [\#(store("s", indexes: #"{"name": "i", "multiEntry": false, "unique": false}"#))]}"#
+            ),
+            path: "origins[1].indexedDB[0].stores[0].indexes[0]", reason: "no key path", marker: #"{"name": "bad""#),
+        BadOrigin(
+            label: "multi-entry array key path",
+            bad: idb(
+                #"{"name": "bad", "version": 1, "stores": [\#(store("s", indexes: #"{"name": "i", "keyPathArray": ["a", "b"], "multiEntry": true, "unique": false}"#))]}"#
+            ),
+            path: "origins[1].indexedDB[0].stores[0].indexes[0]", reason: "InvalidAccessError",
+            marker: #"{"name": "bad""#),
+        BadOrigin(
+            label: "a URL value",
+            bad: idb(
+                #"{"name": "bad", "version": 1, "stores": [\#(store("s", records: #"{"key": 1, "valueEncoded": {"u": "https://x.example/"}}"#))]}"#
+            ),
+            path: "origins[1].indexedDB[0].stores[0].records[0]", reason: "DataCloneError", marker: #"{"name": "bad""#),
+        BadOrigin(
+            label: "two stores with one name",
+            bad: idb(#"{"name": "bad", "version": 1, "stores": [\#(store("s")), \#(store("s"))]}"#),
+            path: "origins[1].indexedDB[0].stores[1]", reason: "ConstraintError", marker: #"{"name": "bad""#),
+        BadOrigin(
+            label: "a database twice",
+            bad: idb(
+                #"{"name": "bad", "version": 1, "stores": []},"# + "\n      "
+                    + #"{"name": "bad", "version": 2, "stores": []}"#),
+            path: "origins[1].indexedDB[1]", reason: "a second database named 'bad'",
+            marker: #"{"name": "bad", "version": 2"#),
+        BadOrigin(
+            label: "indexedDB not an array", bad: #"{"origin": "https://b.example", "indexedDB": {}}"#,
+            path: "origins[1].indexedDB", reason: "must be an array", marker: #""indexedDB": {}"#),
+        BadOrigin(
+            label: "two origins members", bad: "{\"origin\": \"https://b.example\"}\n  ],\n  \"origins\": [",
+            path: nil, reason: "two \"origins\"", marker: "  \"origins\": [\n  ]"),
     ]
 
     /// An origin entry for `https://b.example` with these databases, each on a line of its own.
@@ -742,9 +866,12 @@ struct InterchangeStorageStateOriginsTests {
     /// A store holding a cookie, localStorage and a database that the good part of a file would change.
     static func victimStore(_ dir: InterchangeTemporaryDirectory) throws -> WebsiteDataStore {
         let store = try dir.store()
-        try store.httpCookieStore.setCookies(fromSetCookieHeaders: ["victim=original"], for: URL(string: "https://www.example.com/")!)
+        try store.httpCookieStore.setCookies(
+            fromSetCookieHeaders: ["victim=original"], for: URL(string: "https://www.example.com/")!)
         try store.localStorage.setItem("victim", "original", origin: Fixture.www)
-        let db = try store.indexedDB.open(origin: Fixture.www, name: "victimdb", version: 1) { tx, _ throws in _ = try tx.createObjectStore("s") }
+        let db = try store.indexedDB.open(origin: Fixture.www, name: "victimdb", version: 1) { tx, _ throws in
+            _ = try tx.createObjectStore("s")
+        }
         try db.transaction("s", mode: .readwrite) { tx throws in _ = try tx.objectStore("s").put("original", key: 1) }
         return store
     }
@@ -777,7 +904,8 @@ struct InterchangeStorageStateOriginsTests {
         let text = Self.fileText(origins: bad.bad)
         let file = try dir.write("state.json", text)
         let error = try #require(throws: StorageStateImportError.self) {
-            try StorageStateInterchange.importStorageState(from: file, into: store, sessionStorageNamespace: UUID().uuidString)
+            try StorageStateInterchange.importStorageState(
+                from: file, into: store, sessionStorageNamespace: UUID().uuidString)
         }
         #expect(error.path == bad.path, "\(error)")
         #expect(error.reason.contains(bad.reason), "\(error)")
@@ -794,8 +922,12 @@ struct InterchangeStorageStateOriginsTests {
         let dir = try InterchangeTemporaryDirectory()
         let store = try Self.victimStore(dir)
         let before = try Fixture.Snapshot.of(store)
-        let text = Self.fileText(origins: #"{"origin": "https://b.example", "localStorage": [{"name": "a", "value": "b"}]}"#)
-            .replacingOccurrences(of: "\"sameSite\": \"Lax\"}\n", with: "\"sameSite\": \"Lax\"},\n    {\"name\": \"super\", \"value\": \"1\", \"domain\": \".com\"}\n")
+        let text = Self.fileText(
+            origins: #"{"origin": "https://b.example", "localStorage": [{"name": "a", "value": "b"}]}"#
+        )
+        .replacingOccurrences(
+            of: "\"sameSite\": \"Lax\"}\n",
+            with: "\"sameSite\": \"Lax\"},\n    {\"name\": \"super\", \"value\": \"1\", \"domain\": \".com\"}\n")
         let file = try dir.write("state.json", text)
         let error = try #require(throws: StorageStateImportError.self) {
             try StorageStateInterchange.importStorageState(from: file, into: store)
@@ -806,7 +938,8 @@ struct InterchangeStorageStateOriginsTests {
         #expect(try Fixture.Snapshot.of(dir.store()) == before)
 
         // A syntax error among the cookies names its line.
-        let broken = try dir.write("broken.json", text.replacingOccurrences(of: "\"domain\": \".com\"}", with: "\"domain\" \".com\"}"))
+        let broken = try dir.write(
+            "broken.json", text.replacingOccurrences(of: "\"domain\": \".com\"}", with: "\"domain\" \".com\"}"))
         let syntax = try #require(throws: StorageStateImportError.self) {
             try StorageStateInterchange.importStorageState(from: broken, into: store)
         }
@@ -828,7 +961,8 @@ struct InterchangeStorageStateOriginsTests {
             """
         #expect(sqlite3_exec(db, trigger, nil, nil, nil) == SQLITE_OK)
 
-        let text = Self.fileText(origins: #"{"origin": "https://b.example", "localStorage": [{"name": "a", "value": "b"}]}"#)
+        let text = Self.fileText(
+            origins: #"{"origin": "https://b.example", "localStorage": [{"name": "a", "value": "b"}]}"#)
         let file = try dir.write("state.json", text)
         let error = try #require(throws: StorageStateImportError.self) {
             try StorageStateInterchange.importStorageState(from: file, into: store)
@@ -836,7 +970,9 @@ struct InterchangeStorageStateOriginsTests {
         #expect(error.path == "origins[1].localStorage", "\(error)")
         #expect(error.reason.contains("the disk refused the write"), "\(error)")
         #expect(error.imported == ["the cookies (1 read)", "origins[0]"])
-        #expect(error.description.hasSuffix("(already imported: the cookies (1 read), origins[0]; the rest of the file was not)"))
+        #expect(
+            error.description.hasSuffix(
+                "(already imported: the cookies (1 read), origins[0]; the rest of the file was not)"))
         #expect(!error.description.contains("\n"))
         // What it says was imported was, and the rest was not.
         #expect(try store.httpCookieStore.allCookies().map(\.value) == ["replaced"])
@@ -850,7 +986,9 @@ struct InterchangeStorageStateOriginsTests {
     @Test func cookieOnlyImportStillIgnoresOrigins() throws {
         let dir = try InterchangeTemporaryDirectory()
         let store = try Self.victimStore(dir)
-        let file = try dir.write("state.json", Self.fileText(origins: #"{"origin": "https://b.example", "localStorage": [{"name": "a", "value": "b"}]}"#))
+        let file = try dir.write(
+            "state.json",
+            Self.fileText(origins: #"{"origin": "https://b.example", "localStorage": [{"name": "a", "value": "b"}]}"#))
         let summary = try CookieInterchange.importCookies(from: file, into: store.httpCookieStore)
         #expect(summary.imported == 1)
         #expect(try store.httpCookieStore.allCookies().map(\.value) == ["replaced"])
@@ -869,15 +1007,29 @@ struct InterchangeStorageStateOriginsTests {
         let store = try Self.victimStore(dir)
         try store.localStorage.setItem("kept", "yes", origin: Fixture.www)
         _ = try store.indexedDB.open(origin: Fixture.www, name: "other", version: 4)
-        let file = try dir.write("state.json", Self.fileText(origins: #"{"origin": "https://b.example", "localStorage": [{"name": "a", "value": "1"}, {"name": "a", "value": "2"}]}"#))
+        let file = try dir.write(
+            "state.json",
+            Self.fileText(
+                origins:
+                    #"{"origin": "https://b.example", "localStorage": [{"name": "a", "value": "1"}, {"name": "a", "value": "2"}]}"#
+            ))
         let summary = try StorageStateInterchange.importStorageState(from: file, into: store)
-        #expect(summary.origins == 2 && summary.localStorageItems == 4 && summary.indexedDBDatabases == 1 && summary.indexedDBRecords == 1)
+        #expect(
+            summary.origins == 2 && summary.localStorageItems == 4 && summary.indexedDBDatabases == 1
+                && summary.indexedDBRecords == 1)
         // Keys the file has take its values (in place); keys it lacks stay; a repeated key: the last value.
-        #expect(try store.localStorage.items(origin: Fixture.www).map { [$0.key, $0.value] }
+        #expect(
+            try store.localStorage.items(origin: Fixture.www).map { [$0.key, $0.value] }
                 == [["victim", "replaced"], ["kept", "yes"], ["new", "1"]])
-        #expect(try store.localStorage.items(origin: SecurityOrigin(string: "https://b.example")!).map { [$0.key, $0.value] } == [["a", "2"]])
+        #expect(
+            try store.localStorage.items(origin: SecurityOrigin(string: "https://b.example")!).map {
+                [$0.key, $0.value]
+            } == [["a", "2"]])
         // The database of the file's name is replaced; the others stay.
-        #expect(try store.indexedDB.databases(origin: Fixture.www).map { "\($0.name) \($0.version)" } == ["other 4", "victimdb 2"])
+        #expect(
+            try store.indexedDB.databases(origin: Fixture.www).map { "\($0.name) \($0.version)" } == [
+                "other 4", "victimdb 2",
+            ])
         let victim = try store.indexedDB.open(origin: Fixture.www, name: "victimdb")
         try victim.transaction("s") { tx throws in #expect(try tx.objectStore("s").get(1) == "replaced") }
     }

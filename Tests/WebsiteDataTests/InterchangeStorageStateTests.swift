@@ -11,7 +11,9 @@ struct InterchangeStorageStateTests {
         let store = try dir.store()
         let expiry = (Date().timeIntervalSince1970 + 86_400).rounded(.down) + 0.25
         // `origins` first, with content, and members Playwright adds that we do not use.
-        let file = try dir.write("state.json", """
+        let file = try dir.write(
+            "state.json",
+            """
             {
               "origins": [
                 {
@@ -60,33 +62,68 @@ struct InterchangeStorageStateTests {
         func check(_ name: String, _ expected: InterchangeFields) {
             #expect(byName[name].map(InterchangeFields.storageState) == expected, "\(name)")
         }
-        check("sid", .init(name: "sid", value: "abc", domain: "www.example.com", path: "/", hostOnly: true, secure: true, httpOnly: true, sameSite: .lax, partitionKey: "", expires: nil))
-        check("pref", .init(name: "pref", value: "dark", domain: "example.com", path: "/app", hostOnly: false, secure: true, httpOnly: false, sameSite: CookieSameSite.none, partitionKey: "", expires: expiry))
-        check("strict", .init(name: "strict", value: "1", domain: "www.example.com", path: "/", hostOnly: true, secure: false, httpOnly: false, sameSite: .strict, partitionKey: "", expires: nil))
-        check("plain", .init(name: "plain", value: "2", domain: "www.example.com", path: "/", hostOnly: true, secure: false, httpOnly: false, sameSite: .unspecified, partitionKey: "", expires: nil))
-        check("bare", .init(name: "bare", value: "3", domain: "www.example.com", path: "/", hostOnly: true, secure: false, httpOnly: false, sameSite: .unspecified, partitionKey: "", expires: nil))
-        check("chip", .init(name: "chip", value: "4", domain: "embed.example.org", path: "/", hostOnly: true, secure: true, httpOnly: false, sameSite: CookieSameSite.none, partitionKey: "https://example.net", expires: nil))
+        check(
+            "sid",
+            .init(
+                name: "sid", value: "abc", domain: "www.example.com", path: "/", hostOnly: true, secure: true,
+                httpOnly: true, sameSite: .lax, partitionKey: "", expires: nil))
+        check(
+            "pref",
+            .init(
+                name: "pref", value: "dark", domain: "example.com", path: "/app", hostOnly: false, secure: true,
+                httpOnly: false, sameSite: CookieSameSite.none, partitionKey: "", expires: expiry))
+        check(
+            "strict",
+            .init(
+                name: "strict", value: "1", domain: "www.example.com", path: "/", hostOnly: true, secure: false,
+                httpOnly: false, sameSite: .strict, partitionKey: "", expires: nil))
+        check(
+            "plain",
+            .init(
+                name: "plain", value: "2", domain: "www.example.com", path: "/", hostOnly: true, secure: false,
+                httpOnly: false, sameSite: .unspecified, partitionKey: "", expires: nil))
+        check(
+            "bare",
+            .init(
+                name: "bare", value: "3", domain: "www.example.com", path: "/", hostOnly: true, secure: false,
+                httpOnly: false, sameSite: .unspecified, partitionKey: "", expires: nil))
+        check(
+            "chip",
+            .init(
+                name: "chip", value: "4", domain: "embed.example.org", path: "/", hostOnly: true, secure: true,
+                httpOnly: false, sameSite: CookieSameSite.none, partitionKey: "https://example.net", expires: nil))
         // What `wkstore cookies list --json` writes: nulls for missing members, extra members ignored.
-        check("cli", .init(name: "cli", value: "5", domain: "www.example.com", path: "/", hostOnly: true, secure: false, httpOnly: false, sameSite: .lax, partitionKey: "", expires: nil))
-        check("text", .init(name: "text", value: "caf\u{e9} \u{1F36A} \"q\" \\ /", domain: "www.example.com", path: "/", hostOnly: true, secure: false, httpOnly: false, sameSite: .lax, partitionKey: "", expires: nil))
+        check(
+            "cli",
+            .init(
+                name: "cli", value: "5", domain: "www.example.com", path: "/", hostOnly: true, secure: false,
+                httpOnly: false, sameSite: .lax, partitionKey: "", expires: nil))
+        check(
+            "text",
+            .init(
+                name: "text", value: "caf\u{e9} \u{1F36A} \"q\" \\ /", domain: "www.example.com", path: "/",
+                hostOnly: true, secure: false, httpOnly: false, sameSite: .lax, partitionKey: "", expires: nil))
     }
 
     @Test func roundTripLosesNothingTheFormatHolds() throws {
         let dir = try InterchangeTemporaryDirectory()
         let source = try dir.store("source")
         let cookies = source.httpCookieStore
-        try cookies.setCookies(fromSetCookieHeaders: [
-            "sid=abc123; Path=/; HttpOnly; Secure; SameSite=Lax",
-            "pref=dark; Domain=example.com; Path=/; Max-Age=86400",
-            "strict=1; SameSite=Strict; Max-Age=1000",
-            "cart=; Path=/shop",
-            "__Host-token=t0k3n; Path=/; Secure",
-            "none=1; SameSite=None; Secure",
-            "unicode=caf\u{e9}\u{1F36A}\"\\",
-        ], for: URL(string: "https://www.example.com/shop/cart")!)
+        try cookies.setCookies(
+            fromSetCookieHeaders: [
+                "sid=abc123; Path=/; HttpOnly; Secure; SameSite=Lax",
+                "pref=dark; Domain=example.com; Path=/; Max-Age=86400",
+                "strict=1; SameSite=Strict; Max-Age=1000",
+                "cart=; Path=/shop",
+                "__Host-token=t0k3n; Path=/; Secure",
+                "none=1; SameSite=None; Secure",
+                "unicode=caf\u{e9}\u{1F36A}\"\\",
+            ], for: URL(string: "https://www.example.com/shop/cart")!)
         try cookies.setCookies(fromSetCookieHeaders: ["nameless"], for: URL(string: "http://127.0.0.1:8080/")!)
-        try cookies.setCookies(fromSetCookieHeaders: ["chip=1; Secure; Partitioned; SameSite=None; Path=/"], for: URL(string: "https://embed.example.org/")!,
-                               context: CookieRequestContext(topLevelSite: URL(string: "https://news.example.net/")!, isNavigation: false))
+        try cookies.setCookies(
+            fromSetCookieHeaders: ["chip=1; Secure; Partitioned; SameSite=None; Path=/"],
+            for: URL(string: "https://embed.example.org/")!,
+            context: CookieRequestContext(topLevelSite: URL(string: "https://news.example.net/")!, isNavigation: false))
         try cookies.setCookie(Cookie(name: "tab", value: "a\tb", domain: "tabs.example.org"))
         let all = try cookies.allCookies()
         #expect(all.count == 10)
@@ -124,7 +161,9 @@ struct InterchangeStorageStateTests {
         let target = try dir.store("target")
         let summary = try CookieInterchange.importCookies(from: first, into: target.httpCookieStore)
         #expect(summary.imported == 10)
-        #expect(Set(try target.httpCookieStore.allCookies().map(InterchangeFields.storageState)) == Set(all.map(InterchangeFields.storageState)))
+        #expect(
+            Set(try target.httpCookieStore.allCookies().map(InterchangeFields.storageState))
+                == Set(all.map(InterchangeFields.storageState)))
 
         let second = dir.file("second.json")
         try CookieInterchange.exportCookies(from: target.httpCookieStore, format: .storageState, to: second)
@@ -134,7 +173,8 @@ struct InterchangeStorageStateTests {
     @Test func creationTimesAreNotCarried() throws {
         let dir = try InterchangeTemporaryDirectory()
         let source = try dir.store("source")
-        try source.httpCookieStore.setCookies(fromSetCookieHeaders: ["old=1"], for: URL(string: "https://www.example.com/")!)
+        try source.httpCookieStore.setCookies(
+            fromSetCookieHeaders: ["old=1"], for: URL(string: "https://www.example.com/")!)
         let original = try #require(try source.httpCookieStore.allCookies().first)
         let file = dir.file("state.json")
         try CookieInterchange.exportCookies(from: source.httpCookieStore, format: .storageState, to: file)
@@ -171,48 +211,85 @@ struct InterchangeStorageStateTests {
 
     static let object4 = "    {\n      \"name\": \"bad\",\n"
     static let badStates: [BadState] = [
-        BadState(label: "supercookie", tail: object4 + "      \"value\": \"v\",\n      \"domain\": \".com\"\n    }\n  ],\n  \"origins\": []\n}\n",
-                 line: 4, reason: "public suffix"),
-        BadState(label: "__Host- without Secure", tail: "    {\n      \"name\": \"__Host-x\",\n      \"value\": \"v\",\n      \"domain\": \"www.example.com\"\n    }\n  ]\n}\n",
-                 line: 4, reason: "prefix"),
-        BadState(label: "no name", tail: "    {\n      \"value\": \"v\",\n      \"domain\": \"www.example.com\"\n    }\n  ]\n}\n",
-                 line: 4, reason: "no \"name\""),
-        BadState(label: "missing colon", tail: object4 + "      \"value\" \"v\",\n      \"domain\": \"www.example.com\"\n    }\n  ]\n}\n",
-                 line: 6, reason: "expected ':'"),
-        BadState(label: "missing comma", tail: object4 + "      \"value\": \"v\"\n      \"domain\": \"www.example.com\"\n    }\n  ]\n}\n",
-                 line: 7, reason: "expected ',' or '}'"),
-        BadState(label: "unknown sameSite", tail: object4 + "      \"value\": \"v\",\n      \"domain\": \"www.example.com\",\n      \"sameSite\": \"Sometimes\"\n    }\n  ]\n}\n",
-                 line: 4, reason: "sameSite"),
-        BadState(label: "negative expires", tail: object4 + "      \"value\": \"v\",\n      \"domain\": \"www.example.com\",\n      \"expires\": -5\n    }\n  ]\n}\n",
-                 line: 4, reason: "expires"),
-        BadState(label: "string expires", tail: object4 + "      \"value\": \"v\",\n      \"expires\": \"soon\"\n    }\n  ]\n}\n",
-                 line: 7, reason: "must be a number"),
-        BadState(label: "leading zero", tail: object4 + "      \"value\": \"v\",\n      \"expires\": 01\n    }\n  ]\n}\n",
-                 line: 7, reason: "not a JSON number"),
-        BadState(label: "string secure", tail: object4 + "      \"value\": \"v\",\n      \"secure\": \"yes\"\n    }\n  ]\n}\n",
-                 line: 7, reason: "true or false"),
-        BadState(label: "bad escape", tail: object4 + "      \"value\": \"\\x\"\n    }\n  ]\n}\n",
-                 line: 6, reason: "escape"),
-        BadState(label: "raw newline in a string", tail: object4 + "      \"value\": \"a\nb\"\n    }\n  ]\n}\n",
-                 line: 6, reason: "control character"),
-        BadState(label: "not an object", tail: "    42\n  ]\n}\n", line: 4, reason: "cookies[1] must be a cookie object"),
-        BadState(label: "bad origins after the cookies", tail: "    {\"name\": \"fine\", \"value\": \"1\", \"domain\": \"www.example.com\"}\n  ],\n  \"origins\": [\n    {\"origin\": \"x\",}\n  ]\n}\n",
-                 line: 7, reason: "expected a member name"),
-        BadState(label: "data after the document", tail: "    {\"name\": \"fine\", \"value\": \"1\", \"domain\": \"www.example.com\"}\n  ]\n}\n\n{}\n",
-                 line: 8, reason: "after the end"),
-        BadState(label: "truncated", tail: "    {\"name\": \"fine\", \"value\": \"1\", \"domain\": \"www.example.com\"}\n", line: 5, reason: "ends before"),
-        BadState(label: "two cookies members", tail: "    {\"name\": \"fine\", \"value\": \"1\", \"domain\": \"www.example.com\"}\n  ],\n  \"cookies\": []\n}\n",
-                 line: 6, reason: "two \"cookies\""),
+        BadState(
+            label: "supercookie",
+            tail: object4 + "      \"value\": \"v\",\n      \"domain\": \".com\"\n    }\n  ],\n  \"origins\": []\n}\n",
+            line: 4, reason: "public suffix"),
+        BadState(
+            label: "__Host- without Secure",
+            tail:
+                "    {\n      \"name\": \"__Host-x\",\n      \"value\": \"v\",\n      \"domain\": \"www.example.com\"\n    }\n  ]\n}\n",
+            line: 4, reason: "prefix"),
+        BadState(
+            label: "no name",
+            tail: "    {\n      \"value\": \"v\",\n      \"domain\": \"www.example.com\"\n    }\n  ]\n}\n",
+            line: 4, reason: "no \"name\""),
+        BadState(
+            label: "missing colon",
+            tail: object4 + "      \"value\" \"v\",\n      \"domain\": \"www.example.com\"\n    }\n  ]\n}\n",
+            line: 6, reason: "expected ':'"),
+        BadState(
+            label: "missing comma",
+            tail: object4 + "      \"value\": \"v\"\n      \"domain\": \"www.example.com\"\n    }\n  ]\n}\n",
+            line: 7, reason: "expected ',' or '}'"),
+        BadState(
+            label: "unknown sameSite",
+            tail: object4
+                + "      \"value\": \"v\",\n      \"domain\": \"www.example.com\",\n      \"sameSite\": \"Sometimes\"\n    }\n  ]\n}\n",
+            line: 4, reason: "sameSite"),
+        BadState(
+            label: "negative expires",
+            tail: object4
+                + "      \"value\": \"v\",\n      \"domain\": \"www.example.com\",\n      \"expires\": -5\n    }\n  ]\n}\n",
+            line: 4, reason: "expires"),
+        BadState(
+            label: "string expires",
+            tail: object4 + "      \"value\": \"v\",\n      \"expires\": \"soon\"\n    }\n  ]\n}\n",
+            line: 7, reason: "must be a number"),
+        BadState(
+            label: "leading zero", tail: object4 + "      \"value\": \"v\",\n      \"expires\": 01\n    }\n  ]\n}\n",
+            line: 7, reason: "not a JSON number"),
+        BadState(
+            label: "string secure",
+            tail: object4 + "      \"value\": \"v\",\n      \"secure\": \"yes\"\n    }\n  ]\n}\n",
+            line: 7, reason: "true or false"),
+        BadState(
+            label: "bad escape", tail: object4 + "      \"value\": \"\\x\"\n    }\n  ]\n}\n",
+            line: 6, reason: "escape"),
+        BadState(
+            label: "raw newline in a string", tail: object4 + "      \"value\": \"a\nb\"\n    }\n  ]\n}\n",
+            line: 6, reason: "control character"),
+        BadState(
+            label: "not an object", tail: "    42\n  ]\n}\n", line: 4, reason: "cookies[1] must be a cookie object"),
+        BadState(
+            label: "bad origins after the cookies",
+            tail:
+                "    {\"name\": \"fine\", \"value\": \"1\", \"domain\": \"www.example.com\"}\n  ],\n  \"origins\": [\n    {\"origin\": \"x\",}\n  ]\n}\n",
+            line: 7, reason: "expected a member name"),
+        BadState(
+            label: "data after the document",
+            tail: "    {\"name\": \"fine\", \"value\": \"1\", \"domain\": \"www.example.com\"}\n  ]\n}\n\n{}\n",
+            line: 8, reason: "after the end"),
+        BadState(
+            label: "truncated", tail: "    {\"name\": \"fine\", \"value\": \"1\", \"domain\": \"www.example.com\"}\n",
+            line: 5, reason: "ends before"),
+        BadState(
+            label: "two cookies members",
+            tail:
+                "    {\"name\": \"fine\", \"value\": \"1\", \"domain\": \"www.example.com\"}\n  ],\n  \"cookies\": []\n}\n",
+            line: 6, reason: "two \"cookies\""),
     ]
 
     @Test(arguments: badStates)
     func badFileIsRefusedWholeAndStoreUnchanged(_ bad: BadState) throws {
         let dir = try InterchangeTemporaryDirectory()
         let store = try dir.store()
-        try store.httpCookieStore.setCookies(fromSetCookieHeaders: ["victim=original", "other=1; Domain=example.com"],
-                                             for: URL(string: "https://www.example.com/")!)
+        try store.httpCookieStore.setCookies(
+            fromSetCookieHeaders: ["victim=original", "other=1; Domain=example.com"],
+            for: URL(string: "https://www.example.com/")!)
         let before = try InterchangeSnapshot.of(store)
-        let text = "{\n  \"cookies\": [\n"
+        let text =
+            "{\n  \"cookies\": [\n"
             + "    {\"name\": \"victim\", \"value\": \"replaced\", \"domain\": \"www.example.com\", \"path\": \"/\", \"expires\": -1, \"httpOnly\": false, \"secure\": false, \"sameSite\": \"Lax\"},\n"
             + bad.tail
         let file = try dir.write("state.json", text)
@@ -243,7 +320,8 @@ struct InterchangeStorageStateTests {
             #expect(error.reason.contains(reason), "\(error.reason)")
         }
         // A state with no cookies member, or origins only, imports nothing and is no error.
-        let file = try dir.write("state.json", "{\"origins\": [{\"origin\": \"https://a.example\", \"localStorage\": []}]}")
+        let file = try dir.write(
+            "state.json", "{\"origins\": [{\"origin\": \"https://a.example\", \"localStorage\": []}]}")
         #expect(try CookieInterchange.importCookies(from: file, into: store.httpCookieStore) == CookieImportSummary())
     }
 }

@@ -49,16 +49,18 @@ struct InterchangeFields: Hashable, CustomStringConvertible {
 
     /// The fields `cookies.txt` carries.
     static func netscape(_ c: Cookie) -> InterchangeFields {
-        InterchangeFields(name: c.name, value: c.value, domain: c.domain, path: c.path, hostOnly: c.isHostOnly,
-                          secure: c.isSecure, httpOnly: c.isHTTPOnly, sameSite: nil, partitionKey: nil,
-                          expires: c.expires.map { $0.timeIntervalSince1970.rounded(.down) })
+        InterchangeFields(
+            name: c.name, value: c.value, domain: c.domain, path: c.path, hostOnly: c.isHostOnly,
+            secure: c.isSecure, httpOnly: c.isHTTPOnly, sameSite: nil, partitionKey: nil,
+            expires: c.expires.map { $0.timeIntervalSince1970.rounded(.down) })
     }
 
     /// The fields storage-state JSON carries.
     static func storageState(_ c: Cookie) -> InterchangeFields {
-        InterchangeFields(name: c.name, value: c.value, domain: c.domain, path: c.path, hostOnly: c.isHostOnly,
-                          secure: c.isSecure, httpOnly: c.isHTTPOnly, sameSite: c.sameSite, partitionKey: c.partitionKey,
-                          expires: c.expires.map { $0.timeIntervalSince1970 })
+        InterchangeFields(
+            name: c.name, value: c.value, domain: c.domain, path: c.path, hostOnly: c.isHostOnly,
+            secure: c.isSecure, httpOnly: c.isHTTPOnly, sameSite: c.sameSite, partitionKey: c.partitionKey,
+            expires: c.expires.map { $0.timeIntervalSince1970 })
     }
 
     var description: String {
@@ -92,16 +94,21 @@ struct InterchangeSnapshot: Hashable {
 
 /// Runs a program to its end; returns its exit status, standard output and standard error.
 @discardableResult
-func interchangeRun(_ executable: String, _ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+func interchangeRun(_ executable: String, _ arguments: [String]) throws -> (
+    status: Int32, stdout: String, stderr: String
+) {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
-    let out = Pipe(), err = Pipe()
+    let out = Pipe()
+    let err = Pipe()
     process.standardOutput = out
     process.standardError = err
     try process.run()
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    return (
+        process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
+    )
 }

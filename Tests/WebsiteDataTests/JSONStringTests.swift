@@ -1,4 +1,5 @@
 import Testing
+
 @testable import WebsiteData
 
 /// The JSON string escaper the storage-state writer, IndexedDB values and the command line share.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// The parts of a `Cookie` header lookup that stand in for slower general ones: the store's
@@ -24,11 +25,15 @@ import Testing
         #expect(HostSiteTable.entrySize == 80)
         let table = HostSiteTable(limit: 300)
         var random = SystemRandomNumberGenerator()
-        var hosts = ["a.com", "example.co.uk", "www.example.co.uk", "localhost", "127.0.0.1", "::1", "github.io",
-                     "user.github.io", String(repeating: "a", count: 39), String(repeating: "a", count: 40),
-                     String(repeating: "b", count: 38) + ".com", "x", "xn--bcher-kva.example"]
+        var hosts = [
+            "a.com", "example.co.uk", "www.example.co.uk", "localhost", "127.0.0.1", "::1", "github.io",
+            "user.github.io", String(repeating: "a", count: 39), String(repeating: "a", count: 40),
+            String(repeating: "b", count: 38) + ".com", "x", "xn--bcher-kva.example",
+        ]
         for i in 0..<1_000 {
-            let labels = (0..<Int.random(in: 1...4, using: &random)).map { _ in "h\(Int.random(in: 0..<50, using: &random))" }
+            let labels = (0..<Int.random(in: 1...4, using: &random)).map { _ in
+                "h\(Int.random(in: 0..<50, using: &random))"
+            }
             hosts.append(labels.joined(separator: ".") + [".com", ".co.uk", ".org", ".github.io"][i % 4])
         }
         let names = Array(Set(hosts.map(Site.displayName(forHost:))))
@@ -64,7 +69,8 @@ import Testing
         let hosts = ["ab.com", "ab.co", "b.com", "ab.com.", "aab.com", "a.b.com", "example.com", "example.co"]
         let sites = Self.sites(hosts.map(Site.displayName(forHost:)))
         for host in hosts + hosts.reversed() {
-            #expect(table.slot(forHost: host, in: sites) == sites.slot(of: SiteKey(Site.displayName(forHost: host)))?.index)
+            #expect(
+                table.slot(forHost: host, in: sites) == sites.slot(of: SiteKey(Site.displayName(forHost: host)))?.index)
         }
     }
 
@@ -76,7 +82,8 @@ import Testing
         let dir = TemporaryDirectory()
         for store in [WebsiteDataStore.nonPersistent(), try WebsiteDataStore(directory: dir.url)] {
             let cookies = store.httpCookieStore
-            let a = try #require(URL(string: "https://www.a-site.example/")), b = try #require(URL(string: "https://b-site.example/x"))
+            let a = try #require(URL(string: "https://www.a-site.example/"))
+            let b = try #require(URL(string: "https://b-site.example/x"))
             try cookies.setCookies(fromSetCookieHeaders: ["x=1"], for: a)
             #expect(try cookies.cookieHeader(for: a) == "x=1")
             #expect(try cookies.cookieHeader(for: b) == nil)
@@ -94,7 +101,8 @@ import Testing
         let c = try #require(URL(string: "https://c-site.example/"))
         #expect(try mine.cookieHeader(for: c) == nil)
         let other = try WebsiteDataStore(directory: dir.url).httpCookieStore
-        try other.setCookies(fromSetCookieHeaders: ["z=3; Max-Age=0"], for: try #require(URL(string: "https://www.a-site.example/")))
+        try other.setCookies(
+            fromSetCookieHeaders: ["z=3; Max-Age=0"], for: try #require(URL(string: "https://www.a-site.example/")))
         try other.setCookies(fromSetCookieHeaders: ["w=4"], for: c)
         #expect(try mine.cookieHeader(for: c) == "w=4")
         #expect(try mine.cookieHeader(for: try #require(URL(string: "https://www.a-site.example/"))) == nil)
@@ -112,18 +120,23 @@ import Testing
         for i in 0..<count {
             // Creation times out of insertion order, some equal.
             let created = now.addingTimeInterval(-Double(Int.random(in: 0..<(count / 2 + 1), using: &random)))
-            let cookie = Cookie(name: "c\(i)", value: "\(i)", domain: "example.com", path: paths.randomElement(using: &random)!,
-                                isHostOnly: true, created: created)
+            let cookie = Cookie(
+                name: "c\(i)", value: "\(i)", domain: "example.com", path: paths.randomElement(using: &random)!,
+                isHostOnly: true, created: created)
             site.append(cookie)
             cookies.append(cookie)
         }
         let url = try #require(URL(string: "http://example.com/a/b/c/d"))
         let request = try #require(CanonicalCookie.RequestFacts(url: url))
         var touched: [Cookie] = []
-        let header = site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: now, touched: &touched) { $0.header }
+        let header = site.withMatches(
+            request, url: url, context: .topLevelNavigation, api: .http, now: now, touched: &touched
+        ) { $0.header }
         // Ties (equal path length and creation) keep insertion order.
         let expected = cookies.enumerated().sorted { a, b in
-            if a.element.path.utf8.count != b.element.path.utf8.count { return a.element.path.utf8.count > b.element.path.utf8.count }
+            if a.element.path.utf8.count != b.element.path.utf8.count {
+                return a.element.path.utf8.count > b.element.path.utf8.count
+            }
             if a.element.created != b.element.created { return a.element.created < b.element.created }
             return a.offset < b.offset
         }.map { "\($0.element.name)=\($0.element.value)" }.joined(separator: "; ")
@@ -134,8 +147,10 @@ import Testing
         for host in ["localhost", "a.localhost", "x.y.localhost", "::1", "127.0.0.1", "127.1.2.3", "127.255.255.255"] {
             #expect(Site.isLoopback(host), "\(host)")
         }
-        for host in ["", "localhost.com", "notlocalhost", "alocalhost", "::2", "::10", "127.", "127.example", "128.0.0.1",
-                     "1127.0.0.1", "127.0.0.1.com", "localhos", "ocalhost"] {
+        for host in [
+            "", "localhost.com", "notlocalhost", "alocalhost", "::2", "::10", "127.", "127.example", "128.0.0.1",
+            "1127.0.0.1", "127.0.0.1.com", "localhos", "ocalhost",
+        ] {
             #expect(!Site.isLoopback(host), "\(host)")
         }
     }
@@ -147,19 +162,26 @@ import Testing
         let schemes = ["http", "https", "HTTP", "HtTpS", "wss", "ws", "ftp", "h", ""]
         let separators = ["://", ":", ":/", ":///", "//"]
         let users = ["", "u@", "u:p@", "a@b@", "@", "u%40x@", ":@"]
-        let hosts = ["example.com", "EXAMPLE.com", "www.Example.CO.uk", "[::1]", "[2001:DB8::1]", "[::1", "::1", "127.0.0.1",
-                     "localhost", "a.localhost", "LocalHost", "A.LOCALHOST", "xn--bcher-kva.de", "bücher.de", "ex%41mple.com", "", "a b.com",
-                     "example.com.", "-x-.com", "1.2.3", "[v1.x]", "exa_mple.com"]
+        let hosts = [
+            "example.com", "EXAMPLE.com", "www.Example.CO.uk", "[::1]", "[2001:DB8::1]", "[::1", "::1", "127.0.0.1",
+            "localhost", "a.localhost", "LocalHost", "A.LOCALHOST", "xn--bcher-kva.de", "bücher.de", "ex%41mple.com",
+            "", "a b.com",
+            "example.com.", "-x-.com", "1.2.3", "[v1.x]", "exa_mple.com",
+        ]
         let ports = ["", ":80", ":", ":8080", ":x"]
         let paths = ["", "/", "/a/b", "/a%20b", "/ä", "/a/../b", "//x", "/a:b@c", "/%", "/a b", "/?", "/a#b"]
         let queries = ["", "?q", "?a/b", "?@x", "?#", "?x=%41"]
         let fragments = ["", "#f", "#/x", "#?y"]
         var random = SystemRandomNumberGenerator()
-        var compared = 0, quick = 0
+        var compared = 0
+        var quick = 0
         for _ in 0..<20_000 {
-            let string = schemes.randomElement(using: &random)! + separators.randomElement(using: &random)!
-                + users.randomElement(using: &random)! + hosts.randomElement(using: &random)! + ports.randomElement(using: &random)!
-                + paths.randomElement(using: &random)! + queries.randomElement(using: &random)! + fragments.randomElement(using: &random)!
+            let string =
+                schemes.randomElement(using: &random)! + separators.randomElement(using: &random)!
+                + users.randomElement(using: &random)! + hosts.randomElement(using: &random)! + ports.randomElement(
+                    using: &random)!
+                + paths.randomElement(using: &random)! + queries.randomElement(using: &random)!
+                + fragments.randomElement(using: &random)!
             guard let url = URL(string: string) else { continue }
             compared += 1
             // What a lookup reads, the quick way or not: the facts `URL`'s accessors give.
@@ -181,8 +203,10 @@ import Testing
         }
         print("URL parts: \(compared) URLs compared with Foundation's accessors, \(quick) read the quick way")
         #expect(compared > 5_000 && quick > 1_000, "\(compared) compared, \(quick) the quick way")
-        for string in ["http://example.com/", "https://www.example.co.uk/a/b?q=1#f", "http://EXAMPLE.com", "http://[::1]:8080/x",
-                       "http://user:pw@example.com:81/p", "wss://example.com/socket", "http://127.0.0.1/"] {
+        for string in [
+            "http://example.com/", "https://www.example.co.uk/a/b?q=1#f", "http://EXAMPLE.com", "http://[::1]:8080/x",
+            "http://user:pw@example.com:81/p", "wss://example.com/socket", "http://127.0.0.1/",
+        ] {
             let url = try #require(URL(string: string))
             #expect(Site.requestParts(of: url) != nil, "\(string)")
         }

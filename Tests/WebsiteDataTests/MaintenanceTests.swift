@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 @Suite struct MaintenanceTests {
@@ -29,7 +30,9 @@ import Testing
         let store = try WebsiteDataStore(directory: dir.url)
         try store.set(.cookiesMaxTotal, to: "100000")
         for site in 0..<2000 {
-            try store.httpCookieStore.set("https://s\(site).example/", "a=\(String(repeating: "x", count: 1000))", "b=\(String(repeating: "y", count: 1000))")
+            try store.httpCookieStore.set(
+                "https://s\(site).example/", "a=\(String(repeating: "x", count: 1000))",
+                "b=\(String(repeating: "y", count: 1000))")
         }
         try store.removeData(ofTypes: [.cookies], matching: RemovalFilter())
         let result = try store.vacuum()

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 @Suite struct MigrationTests {
@@ -14,7 +15,7 @@ import Testing
         #expect(versions == embeddedMigrations.map(\.version))
         #expect(versions.first == 1)
         #expect(try db.scalar("PRAGMA journal_mode")?.text == "wal")
-        #expect(try db.scalar("PRAGMA application_id")?.int64 == 2004578163)
+        #expect(try db.scalar("PRAGMA application_id")?.int64 == 2_004_578_163)
     }
 
     @Test func reopeningAppliesNothingTwice() throws {
@@ -31,12 +32,21 @@ import Testing
         do {
             let db = try DatabaseConnection(location: .file(file))
             try Migrator(migrations: embeddedMigrations.filter { $0.version <= 4 }).migrate(db, path: file.path)
-            let columns = "site, name, value, domain, path, host_only, secure, http_only, same_site, partition_key, expires, created, last_access, modified"
-            try db.execute("INSERT INTO cookies (\(columns)) VALUES ('example.com', 'a', '1', 'www.example.com', '/', 1, 1, 0, 'lax', '', NULL, 100, 100, 100)")
-            try db.execute("INSERT INTO cookies (\(columns)) VALUES ('example.com', 'b', '2', 'example.com', '/x', 0, 0, 1, 'unspecified', '', 4102444800, 200, 200, 200)")
+            let columns =
+                "site, name, value, domain, path, host_only, secure, http_only, same_site, partition_key, expires, created, last_access, modified"
+            try db.execute(
+                "INSERT INTO cookies (\(columns)) VALUES ('example.com', 'a', '1', 'www.example.com', '/', 1, 1, 0, 'lax', '', NULL, 100, 100, 100)"
+            )
+            try db.execute(
+                "INSERT INTO cookies (\(columns)) VALUES ('example.com', 'b', '2', 'example.com', '/x', 0, 0, 1, 'unspecified', '', 4102444800, 200, 200, 200)"
+            )
             // Filed under a site that is not its domain's (as after a public suffix list update).
-            try db.execute("INSERT INTO cookies (\(columns)) VALUES ('old-site.example', 'c', '3', 'other.example.org', '/', 1, 0, 0, 'strict', '', NULL, 300, 300, 300)")
-            for _ in 0..<3 { try db.execute("INSERT INTO change_log (data_type, site) VALUES ('cookies', 'example.com')") }
+            try db.execute(
+                "INSERT INTO cookies (\(columns)) VALUES ('old-site.example', 'c', '3', 'other.example.org', '/', 1, 0, 0, 'strict', '', NULL, 300, 300, 300)"
+            )
+            for _ in 0..<3 {
+                try db.execute("INSERT INTO change_log (data_type, site) VALUES ('cookies', 'example.com')")
+            }
             try db.execute("DELETE FROM change_log")
         }
         let store = try WebsiteDataStore.testing(dir.url)
@@ -49,9 +59,13 @@ import Testing
         // row was refiled to.
         try store.database.foldChangeLog()
         let db = try DatabaseConnection(location: .file(file))
-        #expect(try db.rows("SELECT site, name FROM cookies ORDER BY name") { "\($0.string(0)) \($0.string(1))" }
+        #expect(
+            try db.rows("SELECT site, name FROM cookies ORDER BY name") { "\($0.string(0)) \($0.string(1))" }
                 == ["example.com a", "example.com b"])
-        #expect(try db.scalar("SELECT count(*) FROM sqlite_master WHERE name = 'cookies_site' OR name = 'cookies_modified'")?.int64 == 0)
+        #expect(
+            try db.scalar(
+                "SELECT count(*) FROM sqlite_master WHERE name = 'cookies_site' OR name = 'cookies_modified'")?.int64
+                == 0)
         // Numbering continues past the emptied AUTOINCREMENT log's high-water mark.
         #expect(try db.scalar("SELECT max(seq) FROM change_log")?.int64 ?? 0 > 3)
     }
@@ -67,7 +81,8 @@ import Testing
             let db = try DatabaseConnection(location: .file(file))
             try db.execute("PRAGMA journal_mode = WAL")
             try Migrator(migrations: embeddedMigrations.filter { $0.version <= version }).migrate(db, path: file.path)
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO cookies (site, name, value, domain, path, host_only, secure, http_only, same_site,
                                      partition_key, expires, created, last_access, modified)
                 VALUES ('example.com', 'kept', 'v\(version)', 'example.com', '/', 1, 0, 0, 'lax', '', NULL, 100, 100, 100)
@@ -79,7 +94,9 @@ import Testing
         #expect(try store.httpCookieStore.header("https://example.com/") == "kept=v\(version)")
         #expect(try store.settings()[.cookiesMaxPerSite] == "50")
         let db = try DatabaseConnection(location: .file(file))
-        #expect(try db.rows("SELECT version FROM wkstore_schema ORDER BY version") { Int($0.int(0)) } == embeddedMigrations.map(\.version))
+        #expect(
+            try db.rows("SELECT version FROM wkstore_schema ORDER BY version") { Int($0.int(0)) }
+                == embeddedMigrations.map(\.version))
         #expect(try db.scalar("SELECT count(*) FROM change_log")?.int64 ?? 0 >= 1)
     }
 
@@ -87,7 +104,8 @@ import Testing
         let db = try DatabaseConnection(location: .memory)
         let migrator = Migrator(migrations: [
             EmbeddedMigration(version: 2, name: "0002_b", sql: "INSERT INTO log VALUES ('b')"),
-            EmbeddedMigration(version: 1, name: "0001_a", sql: "CREATE TABLE log (name TEXT); INSERT INTO log VALUES ('a')"),
+            EmbeddedMigration(
+                version: 1, name: "0001_a", sql: "CREATE TABLE log (name TEXT); INSERT INTO log VALUES ('a')"),
         ])
         try migrator.migrate(db, path: ":memory:")
         try migrator.migrate(db, path: ":memory:")
@@ -97,7 +115,7 @@ import Testing
     @Test func aFailingMigrationLeavesNothingBehind() throws {
         let db = try DatabaseConnection(location: .memory)
         let migrator = Migrator(migrations: [
-            EmbeddedMigration(version: 1, name: "0001_a", sql: "CREATE TABLE t (x); INSERT INTO nowhere VALUES (1)"),
+            EmbeddedMigration(version: 1, name: "0001_a", sql: "CREATE TABLE t (x); INSERT INTO nowhere VALUES (1)")
         ])
         #expect(throws: DatabaseError.self) { try migrator.migrate(db, path: ":memory:") }
         #expect(try db.scalar("SELECT count(*) FROM sqlite_master WHERE name = 't'")?.int64 == 0)
@@ -139,7 +157,9 @@ import Testing
     @Test func aTruncatedStoreIsRefusedUntouched() throws {
         do {
             let store = try WebsiteDataStore.testing(dir.url)
-            for i in 0..<200 { try store.httpCookieStore.set("https://s\(i).example/", "a=\(String(repeating: "x", count: 500))") }
+            for i in 0..<200 {
+                try store.httpCookieStore.set("https://s\(i).example/", "a=\(String(repeating: "x", count: 500))")
+            }
         }
         let full = try Data(contentsOf: file)
         let truncated = full.prefix(full.count / 2 + 100)

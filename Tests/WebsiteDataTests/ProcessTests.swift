@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// Real processes on one store: coherence, and nothing acknowledged lost to SIGKILL.
@@ -9,7 +10,8 @@ import Testing
     @Test func anotherProcessesWritesAreSeenOnTheNextLookup() throws {
         let store = try WebsiteDataStore(directory: dir.url)
         #expect(try store.httpCookieStore.allCookies().isEmpty)
-        let child = try ChildProcess("wkstore-stress", ["cookies", "--store", dir.url.path, "--batches", "3", "--per-batch", "2"])
+        let child = try ChildProcess(
+            "wkstore-stress", ["cookies", "--store", dir.url.path, "--batches", "3", "--per-batch", "2"])
         #expect(child.wait() == 0)
         // No reopen: the same store object sees the other process's cookies.
         #expect(try store.httpCookieStore.allCookies().count == 6)
@@ -42,7 +44,8 @@ import Testing
         let before = try Data(contentsOf: counter)
         do {
             let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO change_log (data_type, site, op, \(CookiePersistence.columns))
                 SELECT data_type, site, op, name, '2', domain, path, host_only, secure, http_only, same_site, partition_key,
                        expires, created, last_access, modified
@@ -76,8 +79,12 @@ import Testing
         var acknowledgedTotal = 0
         for round in 0..<20 {
             let store = dir.path("kill-\(round)")
-            let child = try ChildProcess("wkstore-stress", ["cookies", "--store", store.path, "--batches", "100000",
-                                                           "--per-batch", "3", "--prefix", "r\(round)_"])
+            let child = try ChildProcess(
+                "wkstore-stress",
+                [
+                    "cookies", "--store", store.path, "--batches", "100000",
+                    "--per-batch", "3", "--prefix", "r\(round)_",
+                ])
             var acknowledged = -1
             let stopAfter = Int.random(in: 1...40)
             while let line = child.readLine(), line.hasPrefix("committed ") {
@@ -90,11 +97,13 @@ import Testing
             let names = Set(try reopened.httpCookieStore.allCookies().map(\.name))
             for batch in 0...acknowledged {
                 for i in 0..<3 {
-                    #expect(names.contains("r\(round)_\(batch)_\(i)"), "round \(round): batch \(batch) was acknowledged")
+                    #expect(
+                        names.contains("r\(round)_\(batch)_\(i)"), "round \(round): batch \(batch) was acknowledged")
                 }
             }
             // Nothing half-written: every batch present is present whole.
-            let batches = Dictionary(grouping: names, by: { $0.split(separator: "_").dropLast().joined(separator: "_") })
+            let batches = Dictionary(
+                grouping: names, by: { $0.split(separator: "_").dropLast().joined(separator: "_") })
             #expect(batches.values.allSatisfy { $0.count == 3 })
             acknowledgedTotal += acknowledged + 1
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// Processes side by side: 4 processes with 8 concurrent tasks each read and write one store while
@@ -16,18 +17,26 @@ import Testing
             try setup.set(.cookiesMaxPerSite, to: "10000000")
         }
         let writers = try (0..<4).map { p in
-            try ChildProcess("wkstore-stress", ["mixed", "--store", store.path, "--tasks", "8", "--duration", "4", "--prefix", "p\(p)"])
+            try ChildProcess(
+                "wkstore-stress",
+                ["mixed", "--store", store.path, "--tasks", "8", "--duration", "4", "--prefix", "p\(p)"])
         }
         var clears = 0
         let deadline = Date().addingTimeInterval(4)
         while Date() < deadline {
-            let clearer = try ChildProcess("wkstore-stress", ["clear", "--store", store.path,
-                                                             "--sites", "clear0.example,clear1.example,clear2.example,clear3.example"])
+            let clearer = try ChildProcess(
+                "wkstore-stress",
+                [
+                    "clear", "--store", store.path,
+                    "--sites", "clear0.example,clear1.example,clear2.example,clear3.example",
+                ])
             #expect(clearer.wait() == 0)
             clears += 1
             Thread.sleep(forTimeInterval: 1)
         }
-        var acknowledged = 0, operations = 0, longest = 0
+        var acknowledged = 0
+        var operations = 0
+        var longest = 0
         for (p, writer) in writers.enumerated() {
             var fields: [String: Int] = [:]
             while let line = writer.readLine() {
@@ -44,6 +53,8 @@ import Testing
         let kept = final.filter { $0.domain.hasPrefix("keep") }
         #expect(acknowledged > 0)
         #expect(kept.count == acknowledged, "every acknowledged cookie of the sites never cleared is there")
-        print("side by side: 4 processes x 8 tasks, \(clears) clears, \(operations) operations, \(acknowledged) acknowledged kept cookies all present, longest wait \(longest) ms")
+        print(
+            "side by side: 4 processes x 8 tasks, \(clears) clears, \(operations) operations, \(acknowledged) acknowledged kept cookies all present, longest wait \(longest) ms"
+        )
     }
 }

@@ -1,45 +1,64 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// `SiteCookies` answers lookups from its compact keys and byte buffer: after any sequence of
 /// changes, what it finds, the header it builds and the cookie it finds by key are what a plain
 /// scan of its cookies with the RFC 6265bis matching functions finds, in the same order.
 @Suite struct SiteCookiesTests {
-    static let hosts = ["example.com", "www.example.com", "a.b.example.com", "shop.example.com", "api.example.com",
-                        "m.example.com", "example.com.", "x.example.com", "static.example.com", "img.example.com"]
+    static let hosts = [
+        "example.com", "www.example.com", "a.b.example.com", "shop.example.com", "api.example.com",
+        "m.example.com", "example.com.", "x.example.com", "static.example.com", "img.example.com",
+    ]
     static let paths = ["/", "/app", "/app/", "/app/v2", "/account", "/static", "/search", "/a/b/c", "/appx", ""]
-    static let requestPaths = ["/", "/app", "/app/", "/app/v2/item", "/appx", "/account/settings", "/static/js/x.js",
-                               "/search", "/a/b/c/d", "/b"]
+    static let requestPaths = [
+        "/", "/app", "/app/", "/app/v2/item", "/appx", "/account/settings", "/static/js/x.js",
+        "/search", "/a/b/c/d", "/b",
+    ]
 
     /// A random cookie of the site: host-only on one of many hosts or a domain cookie, many
     /// paths (more distinct domains and paths than a lookup remembers), nameless ones, flags.
     /// With `sentEverywhere`, a cookie for every host of the site on "/" or "/app", mostly sent.
-    static func randomCookie(_ random: inout SystemRandomNumberGenerator, created: Date, sentEverywhere: Bool = false) -> Cookie {
+    static func randomCookie(_ random: inout SystemRandomNumberGenerator, created: Date, sentEverywhere: Bool = false)
+        -> Cookie
+    {
         let hostOnly = !sentEverywhere && Bool.random(using: &random)
-        let domain = hostOnly ? hosts.randomElement(using: &random)! : sentEverywhere ? "example.com" : ["example.com", "b.example.com"].randomElement(using: &random)!
+        let domain =
+            hostOnly
+            ? hosts.randomElement(using: &random)!
+            : sentEverywhere ? "example.com" : ["example.com", "b.example.com"].randomElement(using: &random)!
         let name = Int.random(in: 0..<12, using: &random) == 0 ? "" : "c\(Int.random(in: 0..<8, using: &random))"
-        let value = String(repeating: "v", count: Int.random(in: 0..<40, using: &random)) + "\(Int.random(in: 0..<1000, using: &random))"
-        let expires: Date? = switch Int.random(in: 0..<4, using: &random) {
-        case 0: nil
-        case 1: created.addingTimeInterval(-10)
-        default: created.addingTimeInterval(Double.random(in: 1...1000, using: &random))
-        }
+        let value =
+            String(repeating: "v", count: Int.random(in: 0..<40, using: &random))
+            + "\(Int.random(in: 0..<1000, using: &random))"
+        let expires: Date? =
+            switch Int.random(in: 0..<4, using: &random) {
+            case 0: nil
+            case 1: created.addingTimeInterval(-10)
+            default: created.addingTimeInterval(Double.random(in: 1...1000, using: &random))
+            }
         let path = sentEverywhere ? ["/", "/app"].randomElement(using: &random)! : paths.randomElement(using: &random)!
-        return Cookie(name: name, value: value, domain: domain, path: path, isHostOnly: hostOnly,
-                      isSecure: Int.random(in: 0..<3, using: &random) == 0, isHTTPOnly: Int.random(in: 0..<3, using: &random) == 0,
-                      sameSite: CookieSameSite.allCases.randomElement(using: &random)!, expires: expires, created: created)
+        return Cookie(
+            name: name, value: value, domain: domain, path: path, isHostOnly: hostOnly,
+            isSecure: Int.random(in: 0..<3, using: &random) == 0,
+            isHTTPOnly: Int.random(in: 0..<3, using: &random) == 0,
+            sameSite: CookieSameSite.allCases.randomElement(using: &random)!, expires: expires, created: created)
     }
 
     /// What a scan of the cookies finds for a request, in header order: longer paths first,
     /// then earlier creation, then the order they are held in.
-    static func reference(_ cookies: [Cookie], _ request: CanonicalCookie.RequestFacts, api: CookieAPI, now: Date) -> [Cookie] {
+    static func reference(_ cookies: [Cookie], _ request: CanonicalCookie.RequestFacts, api: CookieAPI, now: Date)
+        -> [Cookie]
+    {
         cookies.enumerated().filter { _, c in
             (c.isHostOnly ? c.domain == request.host : CanonicalCookie.domainMatches(request.host, c.domain))
                 && CanonicalCookie.pathMatches(request.path, c.path)
-                && (!c.isSecure || request.isSecureOrigin) && !(c.isHTTPOnly && api == .nonHTTP) && !c.isExpired(at: now)
+                && (!c.isSecure || request.isSecureOrigin) && !(c.isHTTPOnly && api == .nonHTTP)
+                && !c.isExpired(at: now)
         }.sorted { a, b in
-            let (i, x) = a, (j, y) = b
+            let (i, x) = a
+            let (j, y) = b
             if x.path.utf8.count != y.path.utf8.count { return x.path.utf8.count > y.path.utf8.count }
             return x.created != y.created ? x.created < y.created : i < j
         }.map(\.element)
@@ -59,7 +78,9 @@ import Testing
         var site = SiteCookies()
         var model: [Cookie] = []
         var created = Date(timeIntervalSinceReferenceDate: 800_000_000)
-        var lookups = 0, found = 0, mostSent = 0
+        var lookups = 0
+        var found = 0
+        var mostSent = 0
         for step in 0..<4000 {
             if Int.random(in: 0..<3, using: &random) == 0 { created = created.addingTimeInterval(1) }
             switch Int.random(in: 0..<(sentEverywhere ? 100 : 10), using: &random) {
@@ -84,14 +105,17 @@ import Testing
             default:
                 let host = Self.hosts.randomElement(using: &random)!.replacingOccurrences(of: "x.", with: "deep.x.")
                 let scheme = Bool.random(using: &random) ? "https" : "http"
-                let url = try #require(URL(string: "\(scheme)://\(host)\(Self.requestPaths.randomElement(using: &random)!)"))
+                let url = try #require(
+                    URL(string: "\(scheme)://\(host)\(Self.requestPaths.randomElement(using: &random)!)"))
                 let request = try #require(CanonicalCookie.RequestFacts(url: url))
                 let api: CookieAPI = Bool.random(using: &random) ? .http : .nonHTTP
                 // SameSite is not in play: the reference has no context; every request is same-site.
                 let expected = Self.reference(model, request, api: api, now: created)
                 var touched: [Cookie] = []
-                let (header, cookies, indices) = site.withMatches(request, url: url, context: .topLevelNavigation, api: api, now: created,
-                                                                  touched: &touched) { ($0.header, $0.cookies, Array($0.indices)) }
+                let (header, cookies, indices) = site.withMatches(
+                    request, url: url, context: .topLevelNavigation, api: api, now: created,
+                    touched: &touched
+                ) { ($0.header, $0.cookies, Array($0.indices)) }
                 #expect(header == Self.header(expected), "step \(step): \(url)")
                 #expect(cookies.map(\.key) == expected.map(\.key))
                 #expect(cookies.allSatisfy { $0.lastAccess == created })
@@ -128,8 +152,9 @@ import Testing
         let count = 4 * SiteCookies.internWindow
         for i in 0..<count {
             // Paths /p0 … /pN, then the same paths again under other names, far back.
-            let cookie = Cookie(name: "n\(i)", value: "v\(i)", domain: "example.com", path: "/p\(i % (count / 2))",
-                                created: now.addingTimeInterval(Double(i)))
+            let cookie = Cookie(
+                name: "n\(i)", value: "v\(i)", domain: "example.com", path: "/p\(i % (count / 2))",
+                created: now.addingTimeInterval(Double(i)))
             site.append(cookie)
             model.append(cookie)
         }
@@ -143,9 +168,14 @@ import Testing
             let url = try #require(URL(string: "https://example.com/p\(p)"))
             let request = try #require(CanonicalCookie.RequestFacts(url: url))
             var touched: [Cookie] = []
-            let header = site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: now.addingTimeInterval(Double(count)),
-                                          touched: &touched) { $0.header }
-            #expect(header == Self.header(Self.reference(model, request, api: .http, now: now.addingTimeInterval(Double(count)))))
+            let header = site.withMatches(
+                request, url: url, context: .topLevelNavigation, api: .http, now: now.addingTimeInterval(Double(count)),
+                touched: &touched
+            ) { $0.header }
+            #expect(
+                header
+                    == Self.header(
+                        Self.reference(model, request, api: .http, now: now.addingTimeInterval(Double(count)))))
             #expect(header == "n\(p)=v\(p); n\(p + count / 2)=v\(p + count / 2)")
         }
     }
@@ -155,11 +185,15 @@ import Testing
         var site = SiteCookies()
         let now = Date()
         site.append(Cookie(name: "domain", value: "1", domain: "0.0.1", isHostOnly: false, created: now))
-        site.append(Cookie(name: "host", value: "2", domain: "10.0.0.1", isHostOnly: true, created: now.addingTimeInterval(1)))
+        site.append(
+            Cookie(name: "host", value: "2", domain: "10.0.0.1", isHostOnly: true, created: now.addingTimeInterval(1)))
         let url = try #require(URL(string: "http://10.0.0.1/"))
         let request = try #require(CanonicalCookie.RequestFacts(url: url))
         var touched: [Cookie] = []
-        #expect(site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: now, touched: &touched) { $0.header } == "host=2")
+        #expect(
+            site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: now, touched: &touched) {
+                $0.header
+            } == "host=2")
     }
 
     /// A site whose cookies are replaced again and again with new paths keeps few places (the
@@ -169,15 +203,18 @@ import Testing
         var model: [Cookie] = []
         let now = Date(timeIntervalSinceReferenceDate: 800_000_000)
         for i in 0..<40 {
-            let cookie = Cookie(name: "n\(i)", value: "v", domain: "example.com", path: "/p\(i % 4)", created: now.addingTimeInterval(Double(i)))
+            let cookie = Cookie(
+                name: "n\(i)", value: "v", domain: "example.com", path: "/p\(i % 4)",
+                created: now.addingTimeInterval(Double(i)))
             site.append(cookie)
             model.append(cookie)
         }
         var most = 0
         for step in 0..<5_000 {
             let i = step % model.count
-            let cookie = Cookie(name: "n\(i)", value: "v\(step)", domain: step % 3 == 0 ? "www.example.com" : "example.com",
-                                path: "/p\(step)", isHostOnly: step % 3 == 0, created: now.addingTimeInterval(Double(100 + step)))
+            let cookie = Cookie(
+                name: "n\(i)", value: "v\(step)", domain: step % 3 == 0 ? "www.example.com" : "example.com",
+                path: "/p\(step)", isHostOnly: step % 3 == 0, created: now.addingTimeInterval(Double(100 + step)))
             site.replace(at: i, with: cookie)
             model[i] = cookie
             most = max(most, site.places.count)
@@ -188,7 +225,9 @@ import Testing
             let request = try #require(CanonicalCookie.RequestFacts(url: url))
             let later = now.addingTimeInterval(10_000)
             var touched: [Cookie] = []
-            let header = site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: later, touched: &touched) { $0.header }
+            let header = site.withMatches(
+                request, url: url, context: .topLevelNavigation, api: .http, now: later, touched: &touched
+            ) { $0.header }
             #expect(header == Self.header(Self.reference(model, request, api: .http, now: later)), "\(path)")
         }
     }
@@ -200,19 +239,25 @@ import Testing
         var site = SiteCookies()
         let created = Date(timeIntervalSinceReferenceDate: 800_000_000)
         for i in 0..<6 {
-            site.append(Cookie(name: "n\(i)", value: "v\(i)", domain: "example.com", path: i % 2 == 0 ? "/" : "/a",
-                               created: created.addingTimeInterval(Double(i))))
+            site.append(
+                Cookie(
+                    name: "n\(i)", value: "v\(i)", domain: "example.com", path: i % 2 == 0 ? "/" : "/a",
+                    created: created.addingTimeInterval(Double(i))))
         }
         let url = try #require(URL(string: "https://example.com/a"))
         let request = try #require(CanonicalCookie.RequestFacts(url: url))
         var touched: [Cookie] = []
         let first = created.addingTimeInterval(100)
-        #expect(site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: first, touched: &touched) { $0.header }
+        #expect(
+            site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: first, touched: &touched)
+            { $0.header }
                 == "n1=v1; n3=v3; n5=v5; n0=v0; n2=v2; n4=v4")
         #expect(site.hints == site.currentHints)
         let copy = site
         let later = created.addingTimeInterval(200)
-        #expect(site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: later, touched: &touched) { $0.header }
+        #expect(
+            site.withMatches(request, url: url, context: .topLevelNavigation, api: .http, now: later, touched: &touched)
+            { $0.header }
                 == "n1=v1; n3=v3; n5=v5; n0=v0; n2=v2; n4=v4")
         #expect(site.cookies.allSatisfy { $0.lastAccess == later })
         #expect(copy.cookies.allSatisfy { $0.lastAccess == first })

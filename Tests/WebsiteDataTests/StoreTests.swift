@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 @Suite struct StoreTests {
@@ -37,7 +38,10 @@ import Testing
         _ = try WebsiteDataStore.testing(dir.url, clock: clock)
         #expect(try storedCookieNames() == ["long"])
         // Both were logged when set; the open logged the deletion of the expired one.
-        #expect(try rows("SELECT name || ' ' || op FROM change_log WHERE op IS NOT NULL ORDER BY seq") == ["short 1", "long 1", "short 2"])
+        #expect(
+            try rows("SELECT name || ' ' || op FROM change_log WHERE op IS NOT NULL ORDER BY seq") == [
+                "short 1", "long 1", "short 2",
+            ])
     }
 
     @Test func storeDirectoryAndFilesAreOwnerOnly() throws {
@@ -57,8 +61,9 @@ import Testing
     @Test func aNonPersistentStoreWritesNoFiles() throws {
         let home = dir.path("home")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        let child = try ChildProcess("wkstore-stress", ["nonpersistent", "--batches", "50"],
-                                     environment: ["HOME": home.path, "XDG_DATA_HOME": home.path, "TMPDIR": home.path])
+        let child = try ChildProcess(
+            "wkstore-stress", ["nonpersistent", "--batches", "50"],
+            environment: ["HOME": home.path, "XDG_DATA_HOME": home.path, "TMPDIR": home.path])
         child.process.currentDirectoryURL = home
         #expect(child.readLine() == "cookies 50")
         #expect(child.wait() == 0)
@@ -190,7 +195,10 @@ extension StoreTests {
         let reopened = try WebsiteDataStore(directory: path)
         // The directory and the database (SQLite gives its -wal and -shm files the database's mode).
         #expect(reopened.permissionWarnings.contains { $0.hasPrefix(path.path + " is mode 755") })
-        #expect(reopened.permissionWarnings.contains { $0.hasPrefix(path.appendingPathComponent(StoreDatabase.fileName).path + " is mode 644") })
+        #expect(
+            reopened.permissionWarnings.contains {
+                $0.hasPrefix(path.appendingPathComponent(StoreDatabase.fileName).path + " is mode 644")
+            })
         #expect(reopened.permissionWarnings.allSatisfy { $0.contains("readable or writable by others") })
     }
 }

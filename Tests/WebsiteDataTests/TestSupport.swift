@@ -1,4 +1,5 @@
 import Foundation
+
 @testable import WebsiteData
 
 /// A temporary directory removed when the value is released.
@@ -35,8 +36,10 @@ extension WebsiteDataStore {
 extension HTTPCookieStore {
     /// Sets cookies from `Set-Cookie` strings for a URL string (tests' shorthand).
     @discardableResult
-    func set(_ url: String, _ headers: String..., context: CookieRequestContext = .topLevelNavigation,
-             api: CookieAPI = .http) throws -> CookieWriteSummary {
+    func set(
+        _ url: String, _ headers: String..., context: CookieRequestContext = .topLevelNavigation,
+        api: CookieAPI = .http
+    ) throws -> CookieWriteSummary {
         try setCookies(fromSetCookieHeaders: headers, for: URL(string: url)!, context: context, api: api)
     }
 
@@ -50,7 +53,8 @@ extension HTTPCookieStore {
 let productsDirectory: URL = {
     let exe = URL(fileURLWithPath: try! FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
     var dir = exe.deletingLastPathComponent()
-    while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("wkstore-stress").path) {
+    while dir.path != "/" && !FileManager.default.fileExists(atPath: dir.appendingPathComponent("wkstore-stress").path)
+    {
         dir = dir.deletingLastPathComponent()
     }
     return dir
@@ -99,8 +103,10 @@ final class ChildProcess: @unchecked Sendable {
 
 extension SiteCookies {
     /// `withMatches` for request facts (their bytes), as the tests build requests.
-    mutating func withMatches<R>(_ request: CanonicalCookie.RequestFacts, url: URL, context: CookieRequestContext, api: CookieAPI,
-                                 now: Date, touched: inout [Cookie], _ body: (Matches) -> R) -> R {
+    mutating func withMatches<R>(
+        _ request: CanonicalCookie.RequestFacts, url: URL, context: CookieRequestContext, api: CookieAPI,
+        now: Date, touched: inout [Cookie], _ body: (Matches) -> R
+    ) -> R {
         request.withBytes { withMatches($0, url: url, context: context, api: api, now: now, touched: &touched, body) }
     }
 }

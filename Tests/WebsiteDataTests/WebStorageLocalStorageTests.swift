@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// Origins used across the web storage tests.
@@ -12,7 +13,9 @@ enum WebStorageOrigins {
 
 @Suite struct WebStorageSecurityOriginTests {
     @Test func serializesSchemeHostAndNonDefaultPort() throws {
-        #expect(SecurityOrigin(url: URL(string: "HTTPS://WWW.Example.COM:443/a/b?c#d")!)?.description == "https://www.example.com")
+        #expect(
+            SecurityOrigin(url: URL(string: "HTTPS://WWW.Example.COM:443/a/b?c#d")!)?.description
+                == "https://www.example.com")
         #expect(SecurityOrigin(url: URL(string: "http://example.com:8080/")!)?.description == "http://example.com:8080")
         #expect(SecurityOrigin(url: URL(string: "http://[::1]:8080/x")!)?.description == "http://[::1]:8080")
         #expect(SecurityOrigin(url: URL(string: "file:///tmp/page.html")!)?.description == "file://")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 /// Records and removal across localStorage, sessionStorage, WebSQL and application caches.
@@ -8,25 +9,34 @@ import Testing
     let types: Set<WebsiteDataType> = [.localStorage, .sessionStorage, .webSQLDatabases, .offlineWebApplicationCache]
 
     /// Data of every type for `origin`, set at the clock's current time.
-    private func fill(_ store: WebsiteDataStore, _ origin: SecurityOrigin, tab: SessionStorageNamespace, tag: String) throws {
+    private func fill(_ store: WebsiteDataStore, _ origin: SecurityOrigin, tab: SessionStorageNamespace, tag: String)
+        throws
+    {
         try store.localStorage.setItem("local-\(tag)", "value", origin: origin)
         try store.sessionStorage.setItem("session-\(tag)", "value", origin: origin, namespace: tab)
         let db = try store.webSQLDatabases.open(origin: origin, name: "db-\(tag)")
         try db.transaction { try $0.executeSql("CREATE TABLE t (x)") }
         try store.applicationCache.replaceGroup(
             manifestURL: origin.url.appendingPathComponent("\(tag).appcache"), manifest: Data("CACHE MANIFEST".utf8),
-            entries: [ApplicationCacheEntry(url: origin.url.appendingPathComponent("\(tag).js"), body: Data("js".utf8))])
+            entries: [ApplicationCacheEntry(url: origin.url.appendingPathComponent("\(tag).js"), body: Data("js".utf8))]
+        )
     }
 
     /// What is left, per type, as `type:tag` strings.
-    private func remaining(_ store: WebsiteDataStore, _ origins: [SecurityOrigin], tab: SessionStorageNamespace) throws -> Set<String> {
+    private func remaining(_ store: WebsiteDataStore, _ origins: [SecurityOrigin], tab: SessionStorageNamespace) throws
+        -> Set<String>
+    {
         var left = Set<String>()
         for origin in origins {
             for key in try store.localStorage.keys(origin: origin) { left.insert("\(origin.site) \(key)") }
-            for key in try store.sessionStorage.keys(origin: origin, namespace: tab) { left.insert("\(origin.site) \(key)") }
+            for key in try store.sessionStorage.keys(origin: origin, namespace: tab) {
+                left.insert("\(origin.site) \(key)")
+            }
         }
         for info in try store.webSQLDatabases.databases() { left.insert("\(info.site) \(info.name)") }
-        for group in try store.applicationCache.groups() { left.insert("\(group.site) \(group.manifestURL.lastPathComponent)") }
+        for group in try store.applicationCache.groups() {
+            left.insert("\(group.site) \(group.manifestURL.lastPathComponent)")
+        }
         return left
     }
 
@@ -72,9 +82,11 @@ import Testing
         let removed = try store.removeData(ofTypes: types, matching: RemovalFilter(modifiedSince: cut))
         #expect(removed.map(\.displayName) == ["example.com", "other.org"])
         #expect(removed.allSatisfy { $0.dataTypes == types })
-        #expect(try remaining(store, origins, tab: tab) == [
-            "example.com local-early", "example.com session-early", "example.com db-early", "example.com early.appcache",
-        ])
+        #expect(
+            try remaining(store, origins, tab: tab) == [
+                "example.com local-early", "example.com session-early", "example.com db-early",
+                "example.com early.appcache",
+            ])
     }
 
     @Test func aWriteTransactionMakesAnOldDatabaseNew() throws {
@@ -86,7 +98,8 @@ import Testing
         let cut = clock.now
         #expect(try store.removeData(ofTypes: [.webSQLDatabases], matching: RemovalFilter(modifiedSince: cut)).isEmpty)
         try db.transaction { try $0.executeSql("INSERT INTO t VALUES (1)") }
-        #expect(try store.removeData(ofTypes: [.webSQLDatabases], matching: RemovalFilter(modifiedSince: cut)).count == 1)
+        #expect(
+            try store.removeData(ofTypes: [.webSQLDatabases], matching: RemovalFilter(modifiedSince: cut)).count == 1)
         #expect(try store.webSQLDatabases.databases().isEmpty)
     }
 
@@ -110,9 +123,10 @@ import Testing
         // One type of a record: the other types of the site stay.
         let record = try #require(try await store.dataRecords(ofTypes: types).first)
         try await store.removeData(ofTypes: [.localStorage, .offlineWebApplicationCache], for: [record])
-        #expect(try remaining(store, origins, tab: tab) == [
-            "example.com session-a", "example.com session-b", "example.com db-a", "example.com db-b",
-        ])
+        #expect(
+            try remaining(store, origins, tab: tab) == [
+                "example.com session-a", "example.com session-b", "example.com db-a", "example.com db-b",
+            ])
         try await store.removeData(ofTypes: types, for: [record])
         #expect(try remaining(store, origins, tab: tab).isEmpty)
         #expect(try await store.dataRecords(ofTypes: types).isEmpty)

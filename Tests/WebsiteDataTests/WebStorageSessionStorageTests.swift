@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 @Suite struct WebStorageSessionStorageTests {
@@ -17,7 +18,8 @@ import Testing
         #expect(try session.getItem("k", origin: origin, namespace: tab1) == "tab1")
         #expect(try session.getItem("k", origin: origin, namespace: tab2) == "tab2")
         #expect(try session.getItem("k", origin: other, namespace: tab2) == nil)
-        #expect(try session.origins(namespace: tab1) == [other, origin]) // sorted: https://other.org < https://www.example.com
+        // Sorted: https://other.org < https://www.example.com.
+        #expect(try session.origins(namespace: tab1) == [other, origin])
         try session.clear(origin: origin, namespace: tab1)
         #expect(try session.length(origin: origin, namespace: tab1) == 0)
         #expect(try session.length(origin: origin, namespace: tab2) == 1)
@@ -55,7 +57,9 @@ import Testing
         try session.setItem("k", "v", origin: origin, namespace: kept)
         session.endNamespace(tab)
         #expect(try session.getItem("k", origin: origin, namespace: tab) == nil)
-        #expect(throws: SessionStorageError(namespace: tab)) { try session.setItem("k", "v", origin: origin, namespace: tab) }
+        #expect(throws: SessionStorageError(namespace: tab)) {
+            try session.setItem("k", "v", origin: origin, namespace: tab)
+        }
         #expect(throws: SessionStorageError(namespace: tab)) { try session.cloneNamespace(tab) }
         #expect(session.namespaces == [kept])
 
@@ -93,7 +97,9 @@ import Testing
         #expect(try store.sessionStorage.getItem("key-\(sessionValue)", origin: origin, namespace: tab) == sessionValue)
 
         var bytes = Data()
-        let files = FileManager.default.enumerator(at: dir.url, includingPropertiesForKeys: nil)!.compactMap { $0 as? URL }
+        let files = FileManager.default.enumerator(at: dir.url, includingPropertiesForKeys: nil)!.compactMap {
+            $0 as? URL
+        }
         for file in files { bytes += (try? Data(contentsOf: file)) ?? Data() }
         #expect(files.contains { $0.lastPathComponent == "store.sqlite-wal" || $0.lastPathComponent == "store.sqlite" })
         // The localStorage value is found, so the search would find the session value if it were there.
@@ -151,19 +157,23 @@ import Testing
         }
         #expect(failures.withLock { $0 } == 0)
         try operator_.removeData(ofTypes: [.sessionStorage], matching: RemovalFilter(sites: ["example.com"]))
-        let trimmed = try crawler.database.read { try $0.scalar("SELECT value FROM settings WHERE key = 'change_log.trimmed_through'") }
+        let trimmed = try crawler.database.read {
+            try $0.scalar("SELECT value FROM settings WHERE key = 'change_log.trimmed_through'")
+        }
         #expect((trimmed?.text).flatMap { Int($0) } ?? 0 > 2)
         #expect(try crawler.sessionStorage.origins(namespace: tab) == [other])
     }
 
     @Test func aClearByTheWkstoreCommandIsHonoured() throws {
         let tool = productsDirectory.appendingPathComponent("wkstore")
-        try #require(FileManager.default.isExecutableFile(atPath: tool.path), "the wkstore executable is built with the tests")
+        try #require(
+            FileManager.default.isExecutableFile(atPath: tool.path), "the wkstore executable is built with the tests")
         let store = try WebsiteDataStore.testing(dir.url)
         let tab = store.sessionStorage.makeNamespace()
         try store.sessionStorage.setItem("k", "v", origin: origin, namespace: tab)
         try store.sessionStorage.setItem("k", "v", origin: other, namespace: tab)
-        let child = try ChildProcess("wkstore", ["clear", "--store", dir.url.path, "--types", "sessionstorage", "--site", "example.com"])
+        let child = try ChildProcess(
+            "wkstore", ["clear", "--store", dir.url.path, "--types", "sessionstorage", "--site", "example.com"])
         while child.readLine() != nil {}
         #expect(child.wait() == 0)
         #expect(try store.sessionStorage.origins(namespace: tab) == [other])
@@ -173,7 +183,8 @@ import Testing
         let clock = TestClock()
         let store = try WebsiteDataStore.testing(dir.url, clock: clock)
         let session = store.sessionStorage
-        let tab1 = session.makeNamespace(), tab2 = session.makeNamespace()
+        let tab1 = session.makeNamespace()
+        let tab2 = session.makeNamespace()
         try session.setItem("ab", "cd", origin: origin, namespace: tab1)
         try session.setItem("x", "y", origin: WebStorageOrigins.exampleHTTP, namespace: tab2)
         try session.setItem("k", "v", origin: other, namespace: tab2)
@@ -189,7 +200,8 @@ import Testing
         #expect(try session.keys(origin: other, namespace: tab1).isEmpty)
         #expect(try session.keys(origin: other, namespace: tab2) == ["k"])
 
-        let dryRun = try store.removeData(ofTypes: [.sessionStorage], matching: RemovalFilter(sites: ["example.com"]), dryRun: true)
+        let dryRun = try store.removeData(
+            ofTypes: [.sessionStorage], matching: RemovalFilter(sites: ["example.com"]), dryRun: true)
         #expect(dryRun.map(\.displayName) == ["example.com"])
         #expect(try session.length(origin: origin, namespace: tab1) == 1)
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import WebsiteData
 
 @Suite struct WebStorageWebSQLTests {
@@ -7,10 +8,12 @@ import Testing
     let origin = WebStorageOrigins.example
 
     private func notes(_ store: WebsiteDataStore, name: String = "notes") throws -> WebSQLDatabase {
-        let db = try store.webSQLDatabases.open(origin: origin, name: name, version: "1.0", displayName: "Notes",
-                                                estimatedSize: 1 << 20)
+        let db = try store.webSQLDatabases.open(
+            origin: origin, name: name, version: "1.0", displayName: "Notes",
+            estimatedSize: 1 << 20)
         try db.transaction { tx in
-            try tx.executeSql("CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, title TEXT UNIQUE, body BLOB, score REAL)")
+            try tx.executeSql(
+                "CREATE TABLE IF NOT EXISTS notes (id INTEGER PRIMARY KEY, title TEXT UNIQUE, body BLOB, score REAL)")
         }
         return db
     }
@@ -19,11 +22,13 @@ import Testing
         let store = try WebsiteDataStore.testing(dir.url)
         let db = try notes(store)
         let inserted = try db.transaction { tx in
-            try tx.executeSql("INSERT INTO notes (title, body, score) VALUES (?, ?, ?)", ["a\u{0}b", .blob([0, 1, 2]), 1.5])
+            try tx.executeSql(
+                "INSERT INTO notes (title, body, score) VALUES (?, ?, ?)", ["a\u{0}b", .blob([0, 1, 2]), 1.5])
         }
         #expect(inserted.insertId == 1 && inserted.rowsAffected == 1)
         try db.transaction { tx in
-            try tx.executeSql("INSERT INTO notes (title, body, score) VALUES (?, ?, ?)", ["'); DROP TABLE notes; --", nil, 2])
+            try tx.executeSql(
+                "INSERT INTO notes (title, body, score) VALUES (?, ?, ?)", ["'); DROP TABLE notes; --", nil, 2])
         }
         let updated = try db.transaction { tx in try tx.executeSql("UPDATE notes SET score = score + 1") }
         #expect(updated.rowsAffected == 2 && updated.insertId == nil)
@@ -66,8 +71,11 @@ import Testing
         let db = try notes(try WebsiteDataStore.testing(dir.url))
         func code(_ sql: String, _ arguments: [WebSQLValue] = [], readOnly: Bool = false) -> WebSQLError.Code? {
             do {
-                if readOnly { _ = try db.readTransaction { try $0.executeSql(sql, arguments) } }
-                else { _ = try db.transaction { try $0.executeSql(sql, arguments) } }
+                if readOnly {
+                    _ = try db.readTransaction { try $0.executeSql(sql, arguments) }
+                } else {
+                    _ = try db.transaction { try $0.executeSql(sql, arguments) }
+                }
                 return nil
             } catch let error as WebSQLError {
                 return error.code
@@ -90,10 +98,12 @@ import Testing
         let db = try notes(store)
         let outside = dir.path("outside.sqlite").path
         let storeFile = dir.path("store.sqlite").path
-        for sql in ["ATTACH DATABASE '\(outside)' AS x", "ATTACH DATABASE '\(storeFile)' AS s",
-                    "PRAGMA journal_mode = DELETE", "PRAGMA writable_schema = 1",
-                    "BEGIN", "COMMIT", "SAVEPOINT s", "SELECT load_extension('libm.so.6')",
-                    "CREATE VIRTUAL TABLE v USING fts3_tokenizer"] {
+        for sql in [
+            "ATTACH DATABASE '\(outside)' AS x", "ATTACH DATABASE '\(storeFile)' AS s",
+            "PRAGMA journal_mode = DELETE", "PRAGMA writable_schema = 1",
+            "BEGIN", "COMMIT", "SAVEPOINT s", "SELECT load_extension('libm.so.6')",
+            "CREATE VIRTUAL TABLE v USING fts3_tokenizer",
+        ] {
             let error = #expect(throws: WebSQLError.self, "\(sql)") { try db.transaction { try $0.executeSql(sql) } }
             #expect(error?.code == .syntax, "\(sql): \(String(describing: error))")
         }
@@ -106,7 +116,9 @@ import Testing
             try tx.executeSql("CREATE VIRTUAL TABLE search USING fts5(text)")
             try tx.executeSql("INSERT INTO search (text) VALUES ('offline web storage')")
         }
-        #expect(try db.readTransaction { try $0.executeSql("SELECT text FROM search WHERE search MATCH 'web'") }.rows.count == 1)
+        #expect(
+            try db.readTransaction { try $0.executeSql("SELECT text FROM search WHERE search MATCH 'web'") }.rows.count
+                == 1)
         #expect(!FileManager.default.fileExists(atPath: outside))
         // Reading pragmas that describe the database are allowed.
         let info = try db.readTransaction { try $0.executeSql("PRAGMA table_info(notes)") }
@@ -119,7 +131,9 @@ import Testing
         let store = try WebsiteDataStore.testing(dir.url)
         let db = try notes(store)
         #expect(try db.version == "1.0")
-        #expect(throws: WebSQLError.self) { try store.webSQLDatabases.open(origin: origin, name: "notes", version: "2.0") }
+        #expect(throws: WebSQLError.self) {
+            try store.webSQLDatabases.open(origin: origin, name: "notes", version: "2.0")
+        }
         #expect(try store.webSQLDatabases.open(origin: origin, name: "notes").estimatedSize == 1 << 20)
 
         #expect(throws: WebSQLError(.version, "the database's version is '1.0', not '0.9'")) {
@@ -133,9 +147,11 @@ import Testing
             }
         }
         #expect(try db.version == "1.0")
-        try db.changeVersion(from: "1.0", to: "2.0") { tx in try tx.executeSql("ALTER TABLE notes ADD COLUMN tag TEXT") }
+        try db.changeVersion(from: "1.0", to: "2.0") { tx in try tx.executeSql("ALTER TABLE notes ADD COLUMN tag TEXT")
+        }
         #expect(try db.version == "2.0")
-        let reopened = try WebsiteDataStore.testing(dir.url).webSQLDatabases.open(origin: origin, name: "notes", version: "2.0")
+        let reopened = try WebsiteDataStore.testing(dir.url).webSQLDatabases.open(
+            origin: origin, name: "notes", version: "2.0")
         try reopened.transaction { try $0.executeSql("INSERT INTO notes (title, tag) VALUES ('t', 'x')") }
     }
 
@@ -149,13 +165,16 @@ import Testing
         #expect(WebSQLStorage.isValidFileName(file.lastPathComponent))
         #expect(try FileManager.default.attributesOfItem(atPath: folder.path)[.posixPermissions] as? Int == 0o700)
         for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) {
-            #expect(try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[.posixPermissions] as? Int
+            #expect(
+                try FileManager.default.attributesOfItem(atPath: folder.appendingPathComponent(name).path)[
+                    .posixPermissions] as? Int
                     == 0o600, "\(name)")
             #expect(!name.contains("example") && !name.contains("passwd"))
         }
         // The data persists in that file across reopening the store.
         try hostile.transaction { try $0.executeSql("INSERT INTO t VALUES (42)") }
-        let reopened = try WebsiteDataStore.testing(dir.url).webSQLDatabases.open(origin: origin, name: "../../../etc/passwd\u{0}x")
+        let reopened = try WebsiteDataStore.testing(dir.url).webSQLDatabases.open(
+            origin: origin, name: "../../../etc/passwd\u{0}x")
         #expect(reopened.fileURL == file)
         #expect(try reopened.readTransaction { try $0.executeSql("SELECT x FROM t") }.rows.first?[0] == .integer(42))
     }
@@ -165,10 +184,17 @@ import Testing
         let db = try notes(store)
         let file = try #require(db.fileURL)
         let before = try db.size()
-        let onDisk = { (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int).map { Int64($0) } ?? 0 }
-        let wal = { (try? FileManager.default.attributesOfItem(atPath: file.path + "-wal")[.size] as? Int).map { Int64($0) } ?? 0 }
+        let onDisk = {
+            (try? FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int).map { Int64($0) } ?? 0
+        }
+        let wal = {
+            (try? FileManager.default.attributesOfItem(atPath: file.path + "-wal")[.size] as? Int).map { Int64($0) }
+                ?? 0
+        }
         #expect(before == onDisk() + wal())
-        try db.transaction { try $0.executeSql("INSERT INTO notes (body) VALUES (?)", [.blob([UInt8](repeating: 7, count: 200_000))]) }
+        try db.transaction {
+            try $0.executeSql("INSERT INTO notes (body) VALUES (?)", [.blob([UInt8](repeating: 7, count: 200_000))])
+        }
         #expect(try db.size() >= before + 200_000)
         #expect(try db.size() == onDisk() + wal())
         let info = try #require(try store.webSQLDatabases.databases(origin: origin).first)
@@ -184,7 +210,9 @@ import Testing
         try db.transaction { try $0.executeSql("INSERT INTO notes (title) VALUES ('m')") }
         // A second handle shares the same in-memory data.
         let again = try store.webSQLDatabases.open(origin: origin, name: "notes")
-        #expect(try again.readTransaction { try $0.executeSql("SELECT title FROM notes") }.rows.first?["title"] == .text("m"))
+        #expect(
+            try again.readTransaction { try $0.executeSql("SELECT title FROM notes") }.rows.first?["title"]
+                == .text("m"))
         #expect(try db.size() > 0)
         let size = try db.size()
         #expect(try await store.dataRecords(ofTypes: [.webSQLDatabases]).first?.sizes[.webSQLDatabases] == size)
@@ -203,10 +231,15 @@ import Testing
         let file = try #require(db.fileURL)
         #expect(FileManager.default.fileExists(atPath: file.path))
 
-        let record = try #require(try await store.dataRecords(ofTypes: [.webSQLDatabases]).first { $0.displayName == "example.com" })
+        let record = try #require(
+            try await store.dataRecords(ofTypes: [.webSQLDatabases]).first { $0.displayName == "example.com" })
         try await store.removeData(ofTypes: [.webSQLDatabases], for: [record])
-        for suffix in ["", "-wal", "-shm", "-journal"] { #expect(!FileManager.default.fileExists(atPath: file.path + suffix)) }
-        #expect(throws: WebSQLError.self) { try db.transaction { try $0.executeSql("INSERT INTO notes (title) VALUES ('x')") } }
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            #expect(!FileManager.default.fileExists(atPath: file.path + suffix))
+        }
+        #expect(throws: WebSQLError.self) {
+            try db.transaction { try $0.executeSql("INSERT INTO notes (title) VALUES ('x')") }
+        }
         #expect(try store.webSQLDatabases.databases().map(\.name) == ["kept"])
         #expect(FileManager.default.fileExists(atPath: try #require(kept.fileURL).path))
 

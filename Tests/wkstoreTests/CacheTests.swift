@@ -36,7 +36,9 @@ import Testing
         #expect(missing.isOneLineMessage)
         #expect(missing.stderr.contains("is not in the cache"))
         // Under another top-level site, the entry is in another partition.
-        let otherPartition = try sandbox.runInStore(["cache", "show", url, "--top-level-site", "https://elsewhere.example/"])
+        let otherPartition = try sandbox.runInStore([
+            "cache", "show", url, "--top-level-site", "https://elsewhere.example/",
+        ])
         #expect(otherPartition.status == 1)
         #expect(try server.requests().count == 1)
     }
@@ -46,7 +48,8 @@ import Testing
         let server = try LoopbackServer(in: sandbox.root)
         let resolve = server.resolve(["www.example.test", "other.example.net"])
         let fresh = server.base("www.example.test") + "/cacheable"
-        let stale = server.base("other.example.net") + "/r?header=\(q("Cache-Control: max-age=0"))&header=\(q("ETag: \"e1\""))"
+        let stale =
+            server.base("other.example.net") + "/r?header=\(q("Cache-Control: max-age=0"))&header=\(q("ETag: \"e1\""))"
         #expect(try sandbox.succeed(["cache", "list"]).stdout.isEmpty)
         try sandbox.succeed(["fetch", fresh, "-s", "-o", "/dev/null"] + resolve)
         try sandbox.succeed(["fetch", stale, "-s", "-o", "/dev/null"] + resolve)
@@ -80,7 +83,9 @@ import Testing
 
         let lines = try sandbox.succeed(["cache", "list"]).lines
         #expect(lines.count == 2, "\(lines)")
-        let cells = lines.map { $0.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } }
+        let cells = lines.map {
+            $0.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        }
         #expect(cells[0].prefix(3) == [stale, "GET", "200"], "\(lines)")
         #expect(cells[0].last?.hasPrefix("stale by ") == true && cells[0].last?.hasSuffix(" s") == true)
         #expect(cells[1].prefix(3) == [fresh, "GET", "200"])
@@ -91,7 +96,8 @@ import Testing
         // --site filters by display name.
         let only = try sandbox.succeed(["cache", "list", "--site", "example.test", "--json"]).objects()
         #expect(only.map { $0["url"] as? String } == [fresh])
-        #expect(try sandbox.succeed(["cache", "list", "--site", "example.test", "--site", "example.net"]).lines.count == 2)
+        #expect(
+            try sandbox.succeed(["cache", "list", "--site", "example.test", "--site", "example.net"]).lines.count == 2)
         #expect(try sandbox.succeed(["cache", "list", "--site", "nothing.example"]).stdout.isEmpty)
         #expect(try sandbox.succeed(["cache", "list", "--site", "nothing.example", "--json"]).objects().isEmpty)
 
@@ -140,9 +146,15 @@ import Testing
     @Test func recordsSizesListsTheLargestSitesFirstWithABar() throws {
         let sandbox = try Sandbox()
         try sandbox.succeed(["cookies", "set", "--url", "https://small.example.org/", "a=1"])
-        try sandbox.succeed(["storage", "set", "--origin", "https://www.big.example.com", "blob", String(repeating: "x", count: 6000)])
-        try sandbox.succeed(["cookies", "set", "--url", "https://www.big.example.com/", "session=" + String(repeating: "s", count: 40)])
-        try sandbox.succeed(["storage", "set", "--origin", "https://mid.example.net", "note", String(repeating: "y", count: 2999)])
+        try sandbox.succeed([
+            "storage", "set", "--origin", "https://www.big.example.com", "blob", String(repeating: "x", count: 6000),
+        ])
+        try sandbox.succeed([
+            "cookies", "set", "--url", "https://www.big.example.com/", "session=" + String(repeating: "s", count: 40),
+        ])
+        try sandbox.succeed([
+            "storage", "set", "--origin", "https://mid.example.net", "note", String(repeating: "y", count: 2999),
+        ])
 
         let records = try sandbox.succeed(["records", "--sizes", "--json"]).objects()
         #expect(records.map { $0["displayName"] as? String } == ["example.com", "example.net", "example.org"])
@@ -153,10 +165,11 @@ import Testing
 
         let lines = try sandbox.succeed(["records", "--sizes"]).lines
         #expect(sizes[2] == 1 + 1 + 17 + 1)
-        #expect(lines == [
-            "example.com  11.8 KB  ██████████  cookies, localstorage",
-            "example.net   5.9 KB  █████░░░░░  localstorage",
-            "example.org     20 B  █░░░░░░░░░  cookies",
-        ], "\(lines)")
+        #expect(
+            lines == [
+                "example.com  11.8 KB  ██████████  cookies, localstorage",
+                "example.net   5.9 KB  █████░░░░░  localstorage",
+                "example.org     20 B  █░░░░░░░░░  cookies",
+            ], "\(lines)")
     }
 }

@@ -25,7 +25,9 @@ import WebsiteData
         #expect(result.lines == ["removed cookies for example.com", "removed cookies for example.net"])
         let left = try sandbox.succeed(["cookies", "list", "--json"]).objects().compactMap { $0["name"] as? String }
         #expect(Set(left) == ["old1", "old2", "kept"])
-        #expect(try sandbox.succeed(["clear", "--types", "cookies", "--since", String(between)]).stdout == "nothing to remove\n")
+        #expect(
+            try sandbox.succeed(["clear", "--types", "cookies", "--since", String(between)]).stdout
+                == "nothing to remove\n")
     }
 
     @Test func dryRunRemovesNothing() throws {

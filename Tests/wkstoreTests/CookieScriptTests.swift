@@ -9,12 +9,14 @@ import Testing
     /// Strict one on a path, one whose value would end a script element, one with a TAB.
     func makeStore() throws -> Sandbox {
         let sandbox = try Sandbox()
-        try sandbox.succeed(["cookies", "set", "--url", Self.page,
-                             "sid=8f14e45f; HttpOnly; Secure; Path=/",
-                             "theme=dark; Domain=example.com; Path=/; Max-Age=2592000; SameSite=Lax",
-                             "cart=3 items; Path=/cart; Secure; SameSite=Strict",
-                             "note=\"</script><!--é\"; Path=/",
-                             "tracking=a\tb; Path=/"])
+        try sandbox.succeed([
+            "cookies", "set", "--url", Self.page,
+            "sid=8f14e45f; HttpOnly; Secure; Path=/",
+            "theme=dark; Domain=example.com; Path=/; Max-Age=2592000; SameSite=Lax",
+            "cart=3 items; Path=/cart; Secure; SameSite=Strict",
+            "note=\"</script><!--é\"; Path=/",
+            "tracking=a\tb; Path=/",
+        ])
         return sandbox
     }
 
@@ -43,7 +45,9 @@ import Testing
         let sandbox = try makeStore()
         let result = try sandbox.succeed(["cookies", "script", Self.page])
         // The TAB cookie cannot be written by script: named on standard error, one line.
-        #expect(result.stderr == "wkstore: cookie 'tracking' (shop.example.com/) not written by script: unwritable-character\n")
+        #expect(
+            result.stderr
+                == "wkstore: cookie 'tracking' (shop.example.com/) not written by script: unwritable-character\n")
         let file = sandbox.root.appendingPathComponent("init.js")
         try result.stdoutData.write(to: file)
         let check = try runTool(["node", "--check", file.path], in: sandbox.root)
@@ -92,11 +96,15 @@ import Testing
         #expect((json["scriptTag"] as? String)?.hasPrefix("<script>") == true)
 
         // In a frame of another site's page, SameSite cookies (and Lax by default) stay out.
-        let frame = try sandbox.succeed(["cookies", "script", Self.page, "--top-level-site", "https://news.example.org/", "--json"]).object()
+        let frame = try sandbox.succeed([
+            "cookies", "script", Self.page, "--top-level-site", "https://news.example.org/", "--json",
+        ]).object()
         #expect((frame["cookies"] as? [Any])?.isEmpty == true)
         #expect(frame["forMainFrameOnly"] as? Bool == false)
         // A frame of a same-site page sees them.
-        let sameSite = try sandbox.succeed(["cookies", "script", Self.page, "--top-level-site", "https://www.example.com/", "--json"]).object()
+        let sameSite = try sandbox.succeed([
+            "cookies", "script", Self.page, "--top-level-site", "https://www.example.com/", "--json",
+        ]).object()
         #expect((sameSite["cookies"] as? [[String: Any]])?.count == 3)
     }
 
@@ -127,11 +135,13 @@ import Testing
         #expect(cookies.first { $0["name"] as? String == "second" }?["path"] as? String == "/a")
 
         // Standard input, line by line; every line good: exit 0.
-        let piped = try sandbox.succeed(["cookies", "ingest-report", "--json"],
-                                        stdin: Data("{\"cookie\":\"piped=3\",\"url\":\"https://www.example.com/\"}\n".utf8))
+        let piped = try sandbox.succeed(
+            ["cookies", "ingest-report", "--json"],
+            stdin: Data("{\"cookie\":\"piped=3\",\"url\":\"https://www.example.com/\"}\n".utf8))
         let json = try piped.object()
         #expect(json["reports"] as? Int == 1)
         #expect(json["stored"] as? Int == 1)
-        #expect(try sandbox.succeed(["cookies", "header", "https://www.example.com/"]).stdout == "fromScript=1; piped=3\n")
+        #expect(
+            try sandbox.succeed(["cookies", "header", "https://www.example.com/"]).stdout == "fromScript=1; piped=3\n")
     }
 }

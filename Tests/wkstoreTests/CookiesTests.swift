@@ -6,18 +6,23 @@ import WebsiteData
 @Suite struct CookiesTests {
     @Test func setListHeaderDeleteRoundTrip() throws {
         let sandbox = try Sandbox()
-        let set = try sandbox.succeed(["cookies", "set", "--url", "https://www.example.com/account/",
-                                       "sid=abc123; Path=/; Secure; HttpOnly; SameSite=Lax",
-                                       "theme=dark; Domain=example.com; Path=/; Max-Age=3600",
-                                       "lang=en; Path=/account"])
+        let set = try sandbox.succeed([
+            "cookies", "set", "--url", "https://www.example.com/account/",
+            "sid=abc123; Path=/; Secure; HttpOnly; SameSite=Lax",
+            "theme=dark; Domain=example.com; Path=/; Max-Age=3600",
+            "lang=en; Path=/account",
+        ])
         #expect(set.stdout == "stored 3 cookies, refused 0\n")
         #expect(set.stderr.isEmpty)
 
         let list = try sandbox.succeed(["cookies", "list"]).lines
         #expect(list.count == 3)
         #expect(list.contains { $0.hasPrefix(".example.com") && $0.contains("theme=dark") })
-        #expect(list.contains { $0.hasPrefix("www.example.com") && $0.contains("sid=abc123") && $0.contains("session")
-                                && $0.contains("Secure") && $0.contains("HttpOnly") && $0.contains("SameSite=Lax") })
+        #expect(
+            list.contains {
+                $0.hasPrefix("www.example.com") && $0.contains("sid=abc123") && $0.contains("session")
+                    && $0.contains("Secure") && $0.contains("HttpOnly") && $0.contains("SameSite=Lax")
+            })
 
         // Longer paths first, then earlier creation.
         let header = try sandbox.succeed(["cookies", "header", "https://www.example.com/account/settings"])
@@ -29,7 +34,9 @@ import WebsiteData
         let none = try sandbox.succeed(["cookies", "header", "https://other.example.org/"])
         #expect(none.stdout.isEmpty)
 
-        let sent = try sandbox.succeed(["cookies", "list", "--url", "https://www.example.com/account/settings", "--json"]).objects()
+        let sent = try sandbox.succeed([
+            "cookies", "list", "--url", "https://www.example.com/account/settings", "--json",
+        ]).objects()
         #expect(sent.map { $0["name"] as? String } == ["lang", "sid", "theme"])
         let site = try sandbox.succeed(["cookies", "list", "--site", "example.com", "--json"]).objects()
         #expect(Set(site.compactMap { $0["name"] as? String }) == ["lang", "sid", "theme"])
@@ -37,26 +44,37 @@ import WebsiteData
 
         let deleted = try sandbox.succeed(["cookies", "delete", "--name", "theme", "--domain", ".example.com"])
         #expect(deleted.stdout == "deleted theme (domain .example.com, path /)\n")
-        #expect(try sandbox.succeed(["cookies", "delete", "--name", "lang", "--domain", "www.example.com", "--path", "/"]).stdout
+        #expect(
+            try sandbox.succeed(["cookies", "delete", "--name", "lang", "--domain", "www.example.com", "--path", "/"])
+                .stdout
                 == "no cookie matched\n")
-        #expect(try sandbox.succeed(["cookies", "delete", "--name", "lang", "--domain", "www.example.com", "--path", "/account"]).stdout
+        #expect(
+            try sandbox.succeed([
+                "cookies", "delete", "--name", "lang", "--domain", "www.example.com", "--path", "/account",
+            ]).stdout
                 == "deleted lang (domain www.example.com, path /account)\n")
-        #expect(try sandbox.succeed(["cookies", "header", "https://www.example.com/account/settings"]).stdout == "sid=abc123\n")
+        #expect(
+            try sandbox.succeed(["cookies", "header", "https://www.example.com/account/settings"]).stdout
+                == "sid=abc123\n")
     }
 
     @Test func jsonUsesPlaywrightFieldNames() throws {
         let sandbox = try Sandbox()
         let before = Date()
-        try sandbox.succeed(["cookies", "set", "--url", "https://www.example.com/",
-                             "host=1; Path=/; Secure; HttpOnly; SameSite=Strict",
-                             "dom=2; Domain=example.com; Path=/p; Max-Age=86400",
-                             "plain=3",
-                             "__Host-part=4; Path=/; Secure; Partitioned"])
+        try sandbox.succeed([
+            "cookies", "set", "--url", "https://www.example.com/",
+            "host=1; Path=/; Secure; HttpOnly; SameSite=Strict",
+            "dom=2; Domain=example.com; Path=/p; Max-Age=86400",
+            "plain=3",
+            "__Host-part=4; Path=/; Secure; Partitioned",
+        ])
         let after = Date()
         let cookies = try sandbox.succeed(["cookies", "list", "--json"]).objects()
         #expect(cookies.count == 4)
-        let fields: Set<String> = ["name", "value", "domain", "path", "expires", "httpOnly", "secure", "sameSite",
-                                   "sameSiteSpecified", "hostOnly", "partitionKey", "created", "lastAccess", "modified"]
+        let fields: Set<String> = [
+            "name", "value", "domain", "path", "expires", "httpOnly", "secure", "sameSite",
+            "sameSiteSpecified", "hostOnly", "partitionKey", "created", "lastAccess", "modified",
+        ]
         for cookie in cookies { #expect(Set(cookie.keys) == fields) }
         let byName = Dictionary(uniqueKeysWithValues: cookies.map { ($0["name"] as! String, $0) })
 
@@ -95,8 +113,10 @@ import WebsiteData
 
     @Test func aRefusedSupercookieIsReportedOnStandardError() throws {
         let sandbox = try Sandbox()
-        let mixed = try sandbox.runInStore(["cookies", "set", "--url", "https://shop.example.co.uk/",
-                                            "ok=1", "super=1; Domain=co.uk", "insecure=1; SameSite=None"])
+        let mixed = try sandbox.runInStore([
+            "cookies", "set", "--url", "https://shop.example.co.uk/",
+            "ok=1", "super=1; Domain=co.uk", "insecure=1; SameSite=None",
+        ])
         #expect(mixed.status == 0)
         #expect(mixed.stdout == "stored 1 cookie, refused 2\n")
         let messages = mixed.stderr.split(separator: "\n")
@@ -105,7 +125,9 @@ import WebsiteData
         #expect(messages.contains { $0.contains("'super'") && $0.contains("public suffix") })
         #expect(messages.contains { $0.contains("'insecure'") && $0.contains("SameSite") })
 
-        let refused = try sandbox.runInStore(["cookies", "set", "--url", "https://shop.example.co.uk/", "super=1; Domain=co.uk", "--json"])
+        let refused = try sandbox.runInStore([
+            "cookies", "set", "--url", "https://shop.example.co.uk/", "super=1; Domain=co.uk", "--json",
+        ])
         #expect(refused.status == 1)
         #expect(refused.isOneLineMessage)
         let json = try refused.object()
@@ -147,7 +169,9 @@ import WebsiteData
         let sandbox = try Sandbox()
         let file = sandbox.root.appendingPathComponent("response.txt")
         try Self.capturedResponse.write(to: file)
-        let result = try sandbox.succeed(["cookies", "set", "--url", "https://example.com/", "--headers-file", file.path])
+        let result = try sandbox.succeed([
+            "cookies", "set", "--url", "https://example.com/", "--headers-file", file.path,
+        ])
         // `keep=a:b c\r` keeps its second CR, a control character, so the engine refuses it.
         #expect(result.stdout == "stored 5 cookies, refused 1\n")
         let cookies = try sandbox.succeed(["cookies", "list", "--json"]).objects()
@@ -158,8 +182,9 @@ import WebsiteData
 
     @Test func headersFileFromStandardInput() throws {
         let sandbox = try Sandbox()
-        let result = try sandbox.succeed(["cookies", "set", "--url", "https://example.com/", "--headers-file", "-"],
-                                         stdin: Self.capturedResponse)
+        let result = try sandbox.succeed(
+            ["cookies", "set", "--url", "https://example.com/", "--headers-file", "-"],
+            stdin: Self.capturedResponse)
         #expect(result.stdout == "stored 5 cookies, refused 1\n")
         let cookies = try sandbox.succeed(["cookies", "list", "--json"]).objects()
         #expect(Set(cookies.compactMap { $0["name"] as? String }) == Set(Self.expectedFromCapture.keys))
@@ -167,18 +192,24 @@ import WebsiteData
 
     @Test func headersFileThatCannotBeReadExits1() throws {
         let sandbox = try Sandbox()
-        let result = try sandbox.runInStore(["cookies", "set", "--url", "https://example.com/", "--headers-file", "/nonexistent/file"])
+        let result = try sandbox.runInStore([
+            "cookies", "set", "--url", "https://example.com/", "--headers-file", "/nonexistent/file",
+        ])
         #expect(result.status == 1)
         #expect(result.isOneLineMessage)
         #expect(result.stderr.contains("/nonexistent/file"))
-        let both = try sandbox.runInStore(["cookies", "set", "--url", "https://example.com/", "--headers-file", "-", "a=1"])
+        let both = try sandbox.runInStore([
+            "cookies", "set", "--url", "https://example.com/", "--headers-file", "-", "a=1",
+        ])
         #expect(both.status == 2)
     }
 
     @Test func headerContexts() throws {
         let sandbox = try Sandbox()
-        try sandbox.succeed(["cookies", "set", "--url", "https://api.example.com/",
-                             "strict=1; SameSite=Strict", "lax=2; SameSite=Lax", "default=3", "none=4; SameSite=None; Secure"])
+        try sandbox.succeed([
+            "cookies", "set", "--url", "https://api.example.com/",
+            "strict=1; SameSite=Strict", "lax=2; SameSite=Lax", "default=3", "none=4; SameSite=None; Secure",
+        ])
         func header(_ extra: [String]) throws -> String {
             try sandbox.succeed(["cookies", "header", "https://api.example.com/"] + extra).stdout
         }
@@ -187,13 +218,19 @@ import WebsiteData
         #expect(try header(["--top-level-site", "https://shop.example.org/"]) == "none=4\n")
         #expect(try header(["--top-level-site", "https://shop.example.org/", "--subresource"]) == "none=4\n")
         // A cross-site navigation: Lax and default cookies too, with a safe method only.
-        #expect(try header(["--top-level-site", "https://shop.example.org/", "--navigation"]) == "lax=2; default=3; none=4\n")
-        #expect(try header(["--top-level-site", "https://shop.example.org/", "--navigation", "--method", "POST"]) == "none=4\n")
+        #expect(
+            try header(["--top-level-site", "https://shop.example.org/", "--navigation"])
+                == "lax=2; default=3; none=4\n")
+        #expect(
+            try header(["--top-level-site", "https://shop.example.org/", "--navigation", "--method", "POST"])
+                == "none=4\n")
         // Same-site subresource: everything.
         #expect(try header(["--top-level-site", "https://www.example.com/"]) == "strict=1; lax=2; default=3; none=4\n")
 
-        let json = try sandbox.succeed(["cookies", "header", "https://api.example.com/", "--top-level-site",
-                                        "https://shop.example.org/", "--json"]).object()
+        let json = try sandbox.succeed([
+            "cookies", "header", "https://api.example.com/", "--top-level-site",
+            "https://shop.example.org/", "--json",
+        ]).object()
         #expect(json["cookie"] as? String == "none=4")
         #expect((json["cookies"] as? [[String: Any]])?.map { $0["name"] as? String } == ["none"])
         let empty = try sandbox.succeed(["cookies", "header", "https://nobody.example.net/", "--json"]).object()
@@ -202,7 +239,9 @@ import WebsiteData
 
     @Test func endSessionRemovesSessionCookiesOnly() throws {
         let sandbox = try Sandbox()
-        try sandbox.succeed(["cookies", "set", "--url", "https://example.com/", "session1=1", "session2=2", "kept=3; Max-Age=600"])
+        try sandbox.succeed([
+            "cookies", "set", "--url", "https://example.com/", "session1=1", "session2=2", "kept=3; Max-Age=600",
+        ])
         let result = try sandbox.succeed(["cookies", "end-session"])
         #expect(result.stdout == "removed 2 session cookies\n")
         #expect(try sandbox.succeed(["cookies", "header", "https://example.com/"]).stdout == "kept=3\n")

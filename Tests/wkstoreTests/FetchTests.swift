@@ -28,10 +28,13 @@ import Testing
 
         // A cookie the final response sets is stored too; a redirect to another host gets none of them.
         try sandbox.succeed(["fetch", base + "/r?set=\(q("late=1; Path=/"))", "-s"] + resolve)
-        #expect(try sandbox.succeed(["cookies", "header", "http://www.example.test/"]).stdout == "sid=abc123; hop=redirect; late=1\n")
+        #expect(
+            try sandbox.succeed(["cookies", "header", "http://www.example.test/"]).stdout
+                == "sid=abc123; hop=redirect; late=1\n")
         let other = server.base("other.example.net")
-        try sandbox.succeed(["fetch", base + "/r?status=302&location=\(q(other + "/landing"))", "-s"]
-                            + resolve + server.resolve(["other.example.net"]))
+        try sandbox.succeed(
+            ["fetch", base + "/r?status=302&location=\(q(other + "/landing"))", "-s"]
+                + resolve + server.resolve(["other.example.net"]))
         let landing = try #require(try server.requests(path: "/landing").first)
         #expect(landing["cookie"] is NSNull)
     }
@@ -61,9 +64,11 @@ import Testing
         let sandbox = try Sandbox()
         let server = try LoopbackServer(in: sandbox.root)
         let file = sandbox.root.appendingPathComponent("out.json")
-        let result = try sandbox.succeed(["fetch", server.base() + "/submit", "-H", "X-Test: yes please", "-X", "PUT",
-                                          "-d", "a=1", "--data", "b=2", "-A", "wkstore-tests/1.0", "-u", "alice:s3cret",
-                                          "-o", file.path])
+        let result = try sandbox.succeed([
+            "fetch", server.base() + "/submit", "-H", "X-Test: yes please", "-X", "PUT",
+            "-d", "a=1", "--data", "b=2", "-A", "wkstore-tests/1.0", "-u", "alice:s3cret",
+            "-o", file.path,
+        ])
         let received = try #require(try server.requests(path: "/submit").first)
         #expect(received["method"] as? String == "PUT")
         #expect(received["x_test"] as? String == "yes please")
@@ -81,7 +86,9 @@ import Testing
         // -d alone makes a POST; @FILE sends the file's bytes; a Content-Type of one's own is kept.
         let payload = sandbox.root.appendingPathComponent("payload.json")
         try Data("{\"k\": [1, 2]}\n".utf8).write(to: payload)
-        try sandbox.succeed(["fetch", server.base() + "/post", "-d", "@" + payload.path, "-H", "Content-Type: application/json", "-s"])
+        try sandbox.succeed([
+            "fetch", server.base() + "/post", "-d", "@" + payload.path, "-H", "Content-Type: application/json", "-s",
+        ])
         let posted = try #require(try server.requests(path: "/post").first)
         #expect(posted["method"] as? String == "POST")
         #expect(posted["body"] as? String == "{\"k\": [1, 2]}\n")
@@ -155,7 +162,9 @@ import Testing
         #expect(result.stdout == "200 \(server.base())/bytes?n=5000 (cache MISS, 4.9 KB to \(fifo.path))\n")
         var status = stat()
         #expect(lstat(fifo.path, &status) == 0 && (status.st_mode & S_IFMT) == S_IFIFO)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.root.appendingPathComponent("tmp").path).isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: sandbox.root.appendingPathComponent("tmp").path).isEmpty
+        )
     }
 
     @Test func tlsVerifiesWithCacertAndFailsInOneLineWithout() throws {
@@ -266,35 +275,38 @@ import Testing
 @Suite struct FetchProgressTests {
     /// Runs `wkstore --store <sandbox store> arguments` with standard error on a pseudo-terminal;
     /// returns standard output and what the terminal received.
-    func runOnTerminal(_ sandbox: Sandbox, _ arguments: [String]) throws -> (status: Int32, stdout: Data, terminal: String) {
+    func runOnTerminal(_ sandbox: Sandbox, _ arguments: [String]) throws -> (
+        status: Int32, stdout: Data, terminal: String
+    ) {
         let executable = try #require(WKStoreExecutable.url)
         let script = sandbox.root.appendingPathComponent("pty-run.py")
         try """
-            import os, pty, subprocess, sys
-            out, command = sys.argv[1], sys.argv[2:]
-            master, slave = pty.openpty()
-            with open(out, "wb") as stdout:
-                process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=slave)
-            os.close(slave)
-            received = b""
-            while True:
-                try:
-                    chunk = os.read(master, 4096)
-                except OSError:
-                    break
-                if not chunk:
-                    break
-                received += chunk
-            status = process.wait()
-            sys.stdout.buffer.write(received)
-            sys.exit(status)
-            """.write(to: script, atomically: true, encoding: .utf8)
+        import os, pty, subprocess, sys
+        out, command = sys.argv[1], sys.argv[2:]
+        master, slave = pty.openpty()
+        with open(out, "wb") as stdout:
+            process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=stdout, stderr=slave)
+        os.close(slave)
+        received = b""
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:
+                break
+            if not chunk:
+                break
+            received += chunk
+        status = process.wait()
+        sys.stdout.buffer.write(received)
+        sys.exit(status)
+        """.write(to: script, atomically: true, encoding: .utf8)
         let out = sandbox.root.appendingPathComponent("pty-\(UUID().uuidString.prefix(8)).stdout")
         let terminal = sandbox.root.appendingPathComponent("pty-\(UUID().uuidString.prefix(8)).terminal")
         _ = FileManager.default.createFile(atPath: terminal.path, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, out.path, executable.path, "--store", sandbox.store.path] + arguments
+        process.arguments =
+            ["python3", script.path, out.path, executable.path, "--store", sandbox.store.path] + arguments
         var environment = sandbox.environment
         environment["PATH"] = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
         process.environment = environment
@@ -304,8 +316,10 @@ import Testing
         process.standardInput = FileHandle.nullDevice
         try process.run()
         process.waitUntilExit()
-        return (process.terminationStatus, try Data(contentsOf: out),
-                String(decoding: try Data(contentsOf: terminal), as: UTF8.self))
+        return (
+            process.terminationStatus, try Data(contentsOf: out),
+            String(decoding: try Data(contentsOf: terminal), as: UTF8.self)
+        )
     }
 
     @Test func aTransferOfMoreThanASecondShowsProgressOnATerminal() throws {

@@ -12,7 +12,10 @@ import WebsiteData
         (.number(-1.5), .number(.nan)),
         (.number(2), .binary(Data([0, 1, 255]), kind: .uint8)),
         (.date(Date(timeIntervalSince1970: 0)), .date(due)),
-        (.string("a"), .array([.undefined, .null, .number(-0.0), .number(.infinity), .bigInt("12345678901234567890")])),
+        (
+            .string("a"),
+            .array([.undefined, .null, .number(-0.0), .number(.infinity), .bigInt("12345678901234567890")])
+        ),
         (.string("é"), .object(["$ref": .string("not a tag")])),
         (.binary(Data([1, 2])), .regExp(pattern: "^a+$", flags: "gi")),
         (.array([.number(1), .string("a")]), .error(name: "TypeError", message: "boom", stack: "")),
@@ -73,29 +76,45 @@ import WebsiteData
         let result = try sandbox.succeed(["idb", "dump", "--origin", "https://app.example.com", "--db", "app"])
         let lines = result.lines
         #expect(lines.count == 9)
-        let records = try lines.map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let records = try lines.map {
+            try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
         #expect(records.map { $0["store"] as? String } == Array(repeating: "blobs", count: 7) + ["notes", "notes"])
         #expect(lines.allSatisfy { $0.hasPrefix("{\"store\":") && !$0.contains("\n") })
 
         // Keys and values read back with the library's Codable form, exactly, in the spec's key order.
         let decoder = JSONDecoder()
         for (line, expected) in zip(lines.prefix(7), Self.blobs) {
-            struct Record: Decodable { let key: IDBValue; let value: IDBValue }
+            struct Record: Decodable {
+                let key: IDBValue
+                let value: IDBValue
+            }
             let record = try decoder.decode(Record.self, from: Data(line.utf8))
             #expect(record.key == expected.key.value, "\(line)")
             #expect(record.value == expected.value, "\(line)")
         }
         #expect(lines[0] == #"{"store":"blobs","key":-1.5,"value":{"$number":"NaN"}}"#)
-        #expect(lines[2] == #"{"store":"blobs","key":{"$date":"1970-01-01T00:00:00.000Z"},"value":{"$date":"2026-01-01T00:00:00.125Z"}}"#)
+        #expect(
+            lines[2]
+                == #"{"store":"blobs","key":{"$date":"1970-01-01T00:00:00.000Z"},"value":{"$date":"2026-01-01T00:00:00.125Z"}}"#
+        )
         #expect(lines[4] == #"{"store":"blobs","key":"é","value":{"$object":{"$ref":"not a tag"}}}"#)
 
         // Object properties keep their order; the key generator's key is in the value.
-        #expect(lines[7] == #"{"store":"notes","key":1,"value":{"title":"Groceries","tags":["home","todo"],"due":{"$date":"2026-01-01T00:00:00.125Z"},"id":1}}"#)
+        #expect(
+            lines[7]
+                == #"{"store":"notes","key":1,"value":{"title":"Groceries","tags":["home","todo"],"due":{"$date":"2026-01-01T00:00:00.125Z"},"id":1}}"#
+        )
         #expect(lines[8] == #"{"store":"notes","key":2,"value":{"title":"Taxes","tags":["work"],"done":true,"id":2}}"#)
 
-        let one = try sandbox.succeed(["idb", "dump", "--origin", "https://app.example.com", "--db", "app", "--object-store", "notes", "--json"])
+        let one = try sandbox.succeed([
+            "idb", "dump", "--origin", "https://app.example.com", "--db", "app", "--object-store", "notes", "--json",
+        ])
         #expect(one.lines == Array(lines.suffix(2)))
-        #expect(try sandbox.succeed(["idb", "dump", "--origin", "https://app.example.com", "--db", "app", "--object-store", "empty"]).stdout.isEmpty)
+        #expect(
+            try sandbox.succeed([
+                "idb", "dump", "--origin", "https://app.example.com", "--db", "app", "--object-store", "empty",
+            ]).stdout.isEmpty)
     }
 
     @Test func missingDatabasesAndStoresExitOneAndCreateNothing() throws {
@@ -104,7 +123,9 @@ import WebsiteData
         #expect(noDatabase.status == 1)
         #expect(noDatabase.isOneLineMessage)
         #expect(noDatabase.stderr.contains("no IndexedDB database named 'nope'"))
-        let noStore = try sandbox.runInStore(["idb", "dump", "--origin", "https://app.example.com", "--db", "app", "--object-store", "nope"])
+        let noStore = try sandbox.runInStore([
+            "idb", "dump", "--origin", "https://app.example.com", "--db", "app", "--object-store", "nope",
+        ])
         #expect(noStore.status == 1)
         #expect(noStore.stderr.contains("stores: blobs, empty, notes"))
         #expect(try sandbox.succeed(["idb", "list", "--origin", "https://app.example.com"]).lines.count == 2)

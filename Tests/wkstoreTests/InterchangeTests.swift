@@ -9,11 +9,16 @@ import WebsiteData
     /// SameSite Strict, a partitioned one.
     func makeStore() throws -> Sandbox {
         let sandbox = try Sandbox()
-        try sandbox.succeed(["cookies", "set", "--url", "https://www.example.com/account/",
-                             "sid=abc123; Path=/; Secure; HttpOnly; SameSite=Lax",
-                             "pref=dark; Domain=example.com; Path=/; Max-Age=86400",
-                             "cart=; Path=/shop; SameSite=Strict"])
-        try sandbox.succeed(["cookies", "set", "--url", "https://embed.example.org/", "chip=1; Secure; Path=/; SameSite=None; Partitioned"])
+        try sandbox.succeed([
+            "cookies", "set", "--url", "https://www.example.com/account/",
+            "sid=abc123; Path=/; Secure; HttpOnly; SameSite=Lax",
+            "pref=dark; Domain=example.com; Path=/; Max-Age=86400",
+            "cart=; Path=/shop; SameSite=Strict",
+        ])
+        try sandbox.succeed([
+            "cookies", "set", "--url", "https://embed.example.org/",
+            "chip=1; Secure; Path=/; SameSite=None; Partitioned",
+        ])
         return sandbox
     }
 
@@ -32,7 +37,10 @@ import WebsiteData
         let cookies = try sandbox.run(["--store", other.path, "cookies", "list", "--json"]).objects()
         if format == "netscape" {
             // cookies.txt cannot hold a partitioned cookie: left out, and said so.
-            #expect(exported.stdout == "wrote 3 cookies to \(first.path); left out 1 partitioned (the format has no partition; use storage-state)\n")
+            #expect(
+                exported.stdout
+                    == "wrote 3 cookies to \(first.path); left out 1 partitioned (the format has no partition; use storage-state)\n"
+            )
             #expect(exported.stderr.contains("left out cookie 'chip' (embed.example.org/): partitioned"))
             #expect(imported.stdout == "read 3 cookies: imported 3\n")
             #expect(Set(cookies.compactMap { $0["name"] as? String }) == ["sid", "pref", "cart"])
@@ -46,7 +54,8 @@ import WebsiteData
         }
         let sid = cookies.first { $0["name"] as? String == "sid" }
         #expect(sid?["httpOnly"] as? Bool == true && sid?["secure"] as? Bool == true && sid?["expires"] as? Int == -1)
-        #expect(try sandbox.run(["--store", other.path, "cookies", "header", "https://www.example.com/shop/x"]).stdout
+        #expect(
+            try sandbox.run(["--store", other.path, "cookies", "header", "https://www.example.com/shop/x"]).stdout
                 == "cart=; sid=abc123; pref=dark\n")
     }
 
@@ -64,7 +73,8 @@ import WebsiteData
         let piped = try sandbox.run(["--store", other.path, "import", "-"], stdin: all.stdoutData)
         #expect(piped.status == 0, "\(piped.stderr)")
         #expect(piped.stdout == "read 3 cookies: imported 3\n")
-        let leftovers = try FileManager.default.contentsOfDirectory(atPath: sandbox.root.appendingPathComponent("tmp").path)
+        let leftovers = try FileManager.default.contentsOfDirectory(
+            atPath: sandbox.root.appendingPathComponent("tmp").path)
         #expect(leftovers.isEmpty, "\(leftovers)")
         #expect(try sandbox.run(["--store", other.path, "export"]).stdout == all.stdout)
 
@@ -78,17 +88,21 @@ import WebsiteData
         let sandbox = try makeStore()
         let before = try sandbox.succeed(["export", "--format", "storage-state"]).stdout
         let file = sandbox.root.appendingPathComponent("bad.txt")
-        try Data("""
+        try Data(
+            """
             # Netscape HTTP Cookie File
             .example.com\tTRUE\t/\tFALSE\t0\tpref\toverwritten
             .co.uk\tTRUE\t/\tFALSE\t0\tsuper\t1
             www.example.net\tFALSE\t/\tFALSE\t0\tnew\t1
 
-            """.utf8).write(to: file)
+            """.utf8
+        ).write(to: file)
         let result = try sandbox.runInStore(["import", file.path])
         #expect(result.status == 1)
         #expect(result.isOneLineMessage)
-        #expect(result.stderr == "wkstore: line 3: cookie 'super' refused: its Domain is a public suffix (nothing was imported)\n")
+        #expect(
+            result.stderr
+                == "wkstore: line 3: cookie 'super' refused: its Domain is a public suffix (nothing was imported)\n")
         #expect(result.stdout.isEmpty)
         // Nothing of the file: pref keeps its value, new is not there.
         #expect(try sandbox.succeed(["export", "--format", "storage-state"]).stdout == before)
@@ -129,14 +143,19 @@ import WebsiteData
                 _ = try tx.createObjectStore("notes", keyPath: "id", autoIncrement: true)
             }
             try db.transaction("notes", mode: .readwrite) { tx in
-                _ = try tx.objectStore("notes").add(["title": "Groceries", "due": .date(Date(timeIntervalSince1970: 1_767_225_600))])
+                _ = try tx.objectStore("notes").add([
+                    "title": "Groceries", "due": .date(Date(timeIntervalSince1970: 1_767_225_600)),
+                ])
                 _ = try tx.objectStore("notes").add(["title": "Taxes", "tags": ["work"]])
             }
         }
 
         let first = sandbox.root.appendingPathComponent("state.json")
         let exported = try sandbox.succeed(["export", "--format", "storage-state", "--indexeddb", "-o", first.path])
-        #expect(exported.stdout == "wrote 4 cookies and 2 origins (3 localStorage items, 1 IndexedDB database with 2 records) to \(first.path)\n")
+        #expect(
+            exported.stdout
+                == "wrote 4 cookies and 2 origins (3 localStorage items, 1 IndexedDB database with 2 records) to \(first.path)\n"
+        )
         let state = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: first)) as? [String: Any])
         let origins = try #require(state["origins"] as? [[String: Any]])
         #expect(origins.map { $0["origin"] as? String } == ["http://localhost:8080", "https://app.example.com"])
@@ -144,8 +163,12 @@ import WebsiteData
         let other = sandbox.root.appendingPathComponent("other-store")
         let imported = try sandbox.run(["--store", other.path, "import", first.path])
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(imported.stdout == "read 4 cookies: imported 4; 2 origins: 3 localStorage items, 1 IndexedDB database with 2 records\n")
-        #expect(try sandbox.run(["--store", other.path, "storage", "get", "--origin", "https://app.example.com", "draft"]).stdout
+        #expect(
+            imported.stdout
+                == "read 4 cookies: imported 4; 2 origins: 3 localStorage items, 1 IndexedDB database with 2 records\n")
+        #expect(
+            try sandbox.run(["--store", other.path, "storage", "get", "--origin", "https://app.example.com", "draft"])
+                .stdout
                 == "line one\nline two\n")
         let dump = ["idb", "dump", "--origin", "https://app.example.com", "--db", "app"]
         let originalDump = try sandbox.succeed(dump).stdout
@@ -168,7 +191,8 @@ import WebsiteData
         try sandbox.succeed(["storage", "set", "--origin", "https://app.example.com", "theme", "dark"])
         let before = try sandbox.succeed(["export", "--format", "storage-state", "--indexeddb"]).stdout
         let file = sandbox.root.appendingPathComponent("bad.json")
-        try Data("""
+        try Data(
+            """
             {
               "cookies": [
                 { "name": "fresh", "value": "1", "domain": "new.example.net", "path": "/", "expires": -1 }
@@ -182,21 +206,28 @@ import WebsiteData
               ]
             }
 
-            """.utf8).write(to: file)
+            """.utf8
+        ).write(to: file)
         let result = try sandbox.runInStore(["import", file.path])
         #expect(result.status == 1)
         #expect(result.isOneLineMessage)
-        #expect(result.stderr.hasPrefix("wkstore: line 9, origins[0].localStorage[1].value: must be a string"), "\(result.stderr)")
+        #expect(
+            result.stderr.hasPrefix("wkstore: line 9, origins[0].localStorage[1].value: must be a string"),
+            "\(result.stderr)")
         #expect(result.stderr.hasSuffix("(nothing was imported)\n"))
         #expect(try sandbox.succeed(["export", "--format", "storage-state", "--indexeddb"]).stdout == before)
 
         // sessionStorage in a file is left out, and the summary says why.
-        try Data("""
+        try Data(
+            """
             {"cookies": [], "origins": [{"origin": "https://app.example.com", "localStorage": [],
               "sessionStorage": [{"name": "step", "value": "2"}]}]}
-            """.utf8).write(to: file)
+            """.utf8
+        ).write(to: file)
         let session = try sandbox.succeed(["import", file.path])
-        #expect(session.stdout.contains("left out 1 sessionStorage item (sessionStorage lives in the memory"), "\(session.stdout)")
+        #expect(
+            session.stdout.contains("left out 1 sessionStorage item (sessionStorage lives in the memory"),
+            "\(session.stdout)")
     }
 
     @Test func sessionStorageAndJSONWithoutAFileAreUsageErrors() throws {

@@ -8,28 +8,31 @@ import Testing
     static let zone = ["TZ": "Asia/Kolkata"]
 
     func parsedSince(_ when: String, in sandbox: Sandbox) throws -> (String, [String: Any]) {
-        let result = try sandbox.runInStore(["clear", "--types", "cookies", "--dry-run", "--json", "--since", when],
-                                            environment: Self.zone)
+        let result = try sandbox.runInStore(
+            ["clear", "--types", "cookies", "--dry-run", "--json", "--since", when],
+            environment: Self.zone)
         #expect(result.status == 0, "--since \(when): \(result.stderr)")
         let object = try result.object()
         return (try #require(object["since"] as? String), object)
     }
 
-    @Test("absolute forms", arguments: [
-        ("2026-11-01", "2026-10-31T18:30:00.000Z"),
-        ("2026-11-01T08:00", "2026-11-01T02:30:00.000Z"),
-        ("2026-11-01T08:00:30", "2026-11-01T02:30:30.000Z"),
-        ("2026-11-01T08:00:30.250", "2026-11-01T02:30:30.250Z"),
-        ("2026-11-01T08:00Z", "2026-11-01T08:00:00.000Z"),
-        ("2026-11-01T08:00:30Z", "2026-11-01T08:00:30.000Z"),
-        ("2026-11-01T08:00+02:00", "2026-11-01T06:00:00.000Z"),
-        ("2026-11-01T08:00:30-05:00", "2026-11-01T13:00:30.000Z"),
-        ("2026-11-01T08:00+0200", "2026-11-01T06:00:00.000Z"),
-        ("2024-02-29", "2024-02-28T18:30:00.000Z"),
-        ("1767225600", "2026-01-01T00:00:00.000Z"),
-        ("0", "1970-01-01T00:00:00.000Z"),
-        ("20261101", "1970-08-23T12:05:01.000Z"),
-    ])
+    @Test(
+        "absolute forms",
+        arguments: [
+            ("2026-11-01", "2026-10-31T18:30:00.000Z"),
+            ("2026-11-01T08:00", "2026-11-01T02:30:00.000Z"),
+            ("2026-11-01T08:00:30", "2026-11-01T02:30:30.000Z"),
+            ("2026-11-01T08:00:30.250", "2026-11-01T02:30:30.250Z"),
+            ("2026-11-01T08:00Z", "2026-11-01T08:00:00.000Z"),
+            ("2026-11-01T08:00:30Z", "2026-11-01T08:00:30.000Z"),
+            ("2026-11-01T08:00+02:00", "2026-11-01T06:00:00.000Z"),
+            ("2026-11-01T08:00:30-05:00", "2026-11-01T13:00:30.000Z"),
+            ("2026-11-01T08:00+0200", "2026-11-01T06:00:00.000Z"),
+            ("2024-02-29", "2024-02-28T18:30:00.000Z"),
+            ("1767225600", "2026-01-01T00:00:00.000Z"),
+            ("0", "1970-01-01T00:00:00.000Z"),
+            ("20261101", "1970-08-23T12:05:01.000Z"),
+        ])
     func absolute(_ when: String, _ expected: String) throws {
         let sandbox = try Sandbox()
         let (since, object) = try parsedSince(when, in: sandbox)
@@ -37,7 +40,9 @@ import Testing
         #expect(object["dryRun"] as? Bool == true)
     }
 
-    @Test("durations back from now", arguments: [("90s", 90.0), ("15m", 900.0), ("2h", 7200.0), ("7d", 604_800.0), ("0s", 0.0)])
+    @Test(
+        "durations back from now",
+        arguments: [("90s", 90.0), ("15m", 900.0), ("2h", 7200.0), ("7d", 604_800.0), ("0s", 0.0)])
     func relative(_ when: String, _ seconds: Double) throws {
         let sandbox = try Sandbox()
         let before = Date()
@@ -49,10 +54,12 @@ import Testing
         #expect(date.timeIntervalSince1970 <= after.timeIntervalSince1970 - seconds + 0.001)
     }
 
-    @Test("forms that are not accepted exit 2", arguments: [
-        "yesterday", "2026-02-30", "2026-13-01", "2026-1-01", "2026-11-01T24:00", "2026-11-01T08",
-        "2026-11-01T08:00:61", "2026-11-01T08:00+25:00", "5y", "1.5h", "-5s", "h", "2026-11-01T08:00 UTC", "１２３",
-    ])
+    @Test(
+        "forms that are not accepted exit 2",
+        arguments: [
+            "yesterday", "2026-02-30", "2026-13-01", "2026-1-01", "2026-11-01T24:00", "2026-11-01T08",
+            "2026-11-01T08:00:61", "2026-11-01T08:00+25:00", "5y", "1.5h", "-5s", "h", "2026-11-01T08:00 UTC", "１２３",
+        ])
     func rejected(_ when: String) throws {
         let sandbox = try Sandbox()
         let result = try sandbox.runInStore(["clear", "--types", "cookies", "--since", when])

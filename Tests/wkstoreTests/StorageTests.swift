@@ -8,7 +8,8 @@ import WebsiteData
 
     @Test func setGetListRemove() throws {
         let sandbox = try Sandbox()
-        #expect(try sandbox.succeed(["storage", "set", "--origin", Self.origin, "theme", "dark"]).stdout
+        #expect(
+            try sandbox.succeed(["storage", "set", "--origin", Self.origin, "theme", "dark"]).stdout
                 == "set theme for https://app.example.com (18 B in use)\n")
         try sandbox.succeed(["storage", "set", "--origin", Self.origin, "draft", "line one\nline two"])
         // A page URL stands for its origin; setting a key again keeps its place.
@@ -16,7 +17,8 @@ import WebsiteData
         try sandbox.succeed(["storage", "set", "--origin", "http://localhost:8080", "k", "v"])
 
         #expect(try sandbox.succeed(["storage", "get", "--origin", Self.origin, "theme"]).stdout == "light\n")
-        #expect(try sandbox.succeed(["storage", "get", "--origin", Self.origin, "draft"]).stdout == "line one\nline two\n")
+        #expect(
+            try sandbox.succeed(["storage", "get", "--origin", Self.origin, "draft"]).stdout == "line one\nline two\n")
         let list = try sandbox.succeed(["storage", "list", "--origin", Self.origin])
         #expect(list.lines == ["theme  light", "draft  line one\\nline two"])
         let json = try sandbox.succeed(["storage", "list", "--origin", Self.origin, "--json"]).objects()
@@ -29,9 +31,11 @@ import WebsiteData
         let originsJSON = try sandbox.succeed(["storage", "list", "--json"]).objects()
         #expect(originsJSON.map { $0["site"] as? String } == ["localhost", "example.com"])
 
-        #expect(try sandbox.succeed(["storage", "remove", "--origin", Self.origin, "theme"]).stdout
+        #expect(
+            try sandbox.succeed(["storage", "remove", "--origin", Self.origin, "theme"]).stdout
                 == "removed theme from https://app.example.com\n")
-        #expect(try sandbox.succeed(["storage", "remove", "--origin", Self.origin, "theme"]).stdout
+        #expect(
+            try sandbox.succeed(["storage", "remove", "--origin", Self.origin, "theme"]).stdout
                 == "no key theme in https://app.example.com\n")
         let missing = try sandbox.runInStore(["storage", "get", "--origin", Self.origin, "theme"])
         #expect(missing.status == 1)
@@ -42,8 +46,12 @@ import WebsiteData
         #expect(try missingJSON.object()["value"] is NSNull)
 
         // localStorage is listed and cleared like every other type.
-        #expect(try sandbox.succeed(["records", "--types", "localstorage"]).lines == ["example.com  localstorage", "localhost    localstorage"])
-        #expect(try sandbox.succeed(["clear", "--types", "localstorage", "--site", "example.com"]).stdout
+        #expect(
+            try sandbox.succeed(["records", "--types", "localstorage"]).lines == [
+                "example.com  localstorage", "localhost    localstorage",
+            ])
+        #expect(
+            try sandbox.succeed(["clear", "--types", "localstorage", "--site", "example.com"]).stdout
                 == "removed localstorage for example.com\n")
         #expect(try sandbox.succeed(["storage", "list", "--origin", Self.origin]).stdout.isEmpty)
     }
@@ -71,8 +79,10 @@ import WebsiteData
 
     @Test func sessionStorageIsRefusedSayingWhy() throws {
         let sandbox = try Sandbox()
-        for arguments in [["storage", "set", "--origin", Self.origin, "--session", "tab", "k", "v"],
-                          ["storage", "list", "--session", "tab"]] {
+        for arguments in [
+            ["storage", "set", "--origin", Self.origin, "--session", "tab", "k", "v"],
+            ["storage", "list", "--session", "tab"],
+        ] {
             let result = try sandbox.runInStore(arguments)
             #expect(result.status == 2)
             #expect(result.isOneLineMessage)
@@ -81,9 +91,11 @@ import WebsiteData
         let help = try sandbox.run(["storage", "list", "--help"]).stdout
         #expect(help.contains("sessionStorage lives in the memory of the process"))
 
-        for (arguments, message) in [(["storage", "get", "k"], "needs --origin"),
-                                     (["storage", "get", "--origin", "not an origin", "k"], "not an origin"),
-                                     (["storage", "set", "--origin", Self.origin, "k"], "needs a key and a value")] {
+        for (arguments, message) in [
+            (["storage", "get", "k"], "needs --origin"),
+            (["storage", "get", "--origin", "not an origin", "k"], "not an origin"),
+            (["storage", "set", "--origin", Self.origin, "k"], "needs a key and a value"),
+        ] {
             let result = try sandbox.runInStore(arguments)
             #expect(result.status == 2)
             #expect(result.stderr.contains(message), "\(arguments): \(result.stderr)")

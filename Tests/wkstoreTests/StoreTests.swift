@@ -30,8 +30,10 @@ import WebsiteData
 
     @Test func readingAStoreThatDoesNotExistCreatesNothing() throws {
         let sandbox = try Sandbox()
-        for command in [["records"], ["cookies", "list"], ["config", "get", "cookies.max-total"],
-                        ["clear", "--types", "all"], ["cookies", "header", "https://example.com/"]] {
+        for command in [
+            ["records"], ["cookies", "list"], ["config", "get", "cookies.max-total"],
+            ["clear", "--types", "all"], ["cookies", "header", "https://example.com/"],
+        ] {
             #expect(try sandbox.runInStore(command).status == 0)
         }
         #expect(try sandbox.run(["records"]).status == 0)
@@ -47,12 +49,16 @@ import WebsiteData
 
         let elsewhere = sandbox.root.appendingPathComponent("elsewhere")
         let env = ["WKSTORE_DIR": elsewhere.path]
-        #expect(try sandbox.run(["cookies", "set", "--url", "https://example.com/", "e=1"], environment: env).status == 0)
+        #expect(
+            try sandbox.run(["cookies", "set", "--url", "https://example.com/", "e=1"], environment: env).status == 0)
         #expect(FileManager.default.fileExists(atPath: elsewhere.appendingPathComponent("store.sqlite").path))
         #expect(try sandbox.run(["cookies", "header", "https://example.com/"], environment: env).stdout == "e=1\n")
         #expect(try sandbox.run(["cookies", "header", "https://example.com/"]).stdout == "d=1\n")
         // --store wins over WKSTORE_DIR.
-        #expect(try sandbox.run(["--store", sandbox.store.path, "cookies", "header", "https://example.com/"], environment: env).stdout.isEmpty)
+        #expect(
+            try sandbox.run(
+                ["--store", sandbox.store.path, "cookies", "header", "https://example.com/"], environment: env
+            ).stdout.isEmpty)
     }
 
     @Test func storesListAndRemove() throws {
@@ -62,10 +68,13 @@ import WebsiteData
         let first = "9B2F0C4E-1D7A-4E55-8C1B-3A6F2E9D0B71"
         let second = "1C3E5A7B-9D2F-4B6A-8E0C-2F4A6B8D0E13"
         for identifier in [first, second] {
-            let set = try sandbox.run(["--identifier", identifier, "cookies", "set", "--url", "https://example.com/", "a=1"])
+            let set = try sandbox.run([
+                "--identifier", identifier, "cookies", "set", "--url", "https://example.com/", "a=1",
+            ])
             #expect(set.status == 0, "\(set.stderr)")
         }
-        #expect(try sandbox.run(["--identifier", first, "cookies", "header", "https://example.com/"]).stdout == "a=1\n")
+        #expect(
+            try sandbox.run(["--identifier", first, "cookies", "header", "https://example.com/"]).stdout == "a=1\n")
         let listed = try sandbox.run(["stores", "list"]).lines
         #expect(listed == [second.lowercased(), first.lowercased()])
         #expect(try sandbox.run(["stores", "list", "--json"]).json() as? [String] == listed)
@@ -75,7 +84,9 @@ import WebsiteData
         #expect(removed.status == 0)
         #expect(removed.stdout == "removed store \(first.lowercased())\n")
         #expect(try sandbox.run(["stores", "list"]).lines == [second.lowercased()])
-        #expect(!FileManager.default.fileExists(atPath: sandbox.dataHome.appendingPathComponent("wkstore/\(first.lowercased())").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: sandbox.dataHome.appendingPathComponent("wkstore/\(first.lowercased())").path))
 
         let again = try sandbox.run(["stores", "remove", first])
         #expect(again.status == 1)
@@ -95,18 +106,24 @@ import WebsiteData
     @Test func configSetGetList() throws {
         let sandbox = try Sandbox()
         #expect(try sandbox.succeed(["config", "get", "cookies.max-total"]).stdout == "3000\n")
-        #expect(try sandbox.succeed(["config", "set", "cookies.max-total", "1000000"]).stdout == "cookies.max-total = 1000000\n")
+        #expect(
+            try sandbox.succeed(["config", "set", "cookies.max-total", "1000000"]).stdout
+                == "cookies.max-total = 1000000\n")
         #expect(try sandbox.succeed(["config", "get", "cookies.max-total"]).stdout == "1000000\n")
         let list = try sandbox.succeed(["config", "list"]).lines
-        #expect(list.contains { $0.hasPrefix("cookies.max-total") && $0.contains("1000000") && !$0.contains("(default)") })
-        #expect(list.contains { $0.hasPrefix("cookies.max-per-site") && $0.contains("180") && $0.contains("(default)") })
+        #expect(
+            list.contains { $0.hasPrefix("cookies.max-total") && $0.contains("1000000") && !$0.contains("(default)") })
+        #expect(
+            list.contains { $0.hasPrefix("cookies.max-per-site") && $0.contains("180") && $0.contains("(default)") })
         let json = try sandbox.succeed(["config", "list", "--json"]).objects()
         #expect(json.map { $0["key"] as? String } == StoreSetting.all.map(\.key))
         let total = try #require(json.first { $0["key"] as? String == "cookies.max-total" })
         #expect(total["value"] as? String == "1000000")
         #expect(total["default"] as? String == "3000")
         #expect(total["isDefault"] as? Bool == false)
-        #expect(try sandbox.succeed(["config", "get", "cookies.policy", "--json"]).object()["value"] as? String == "allow-all")
+        #expect(
+            try sandbox.succeed(["config", "get", "cookies.policy", "--json"]).object()["value"] as? String
+                == "allow-all")
 
         // The library sees it, and so does the cookie engine.
         let store = try WebsiteDataStore(directory: sandbox.store)
@@ -147,7 +164,9 @@ import WebsiteData
         let after = try #require(json["recordsAfter"] as? [[String: Any]])
         #expect(after.map { $0["displayName"] as? String } == ["example.com"])
         // Nothing left in its temporary directory, nothing in the user's stores.
-        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.root.appendingPathComponent("tmp").path).isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: sandbox.root.appendingPathComponent("tmp").path).isEmpty
+        )
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.dataHome.path).isEmpty)
     }
 }

@@ -42,9 +42,11 @@ import Testing
         let flag = try sandbox.run(["--help"])
         #expect(help.status == 0 && flag.status == 0)
         #expect(help.stdout == flag.stdout)
-        for command in ["records", "clear", "cookies set", "cookies header", "config set", "stores remove", "demo",
-                        "fetch", "cookies script", "cookies ingest-report", "import", "export", "cache show", "cache size",
-                        "storage list", "storage get", "storage set", "storage remove", "idb list", "idb dump"] {
+        for command in [
+            "records", "clear", "cookies set", "cookies header", "config set", "stores remove", "demo",
+            "fetch", "cookies script", "cookies ingest-report", "import", "export", "cache show", "cache size",
+            "storage list", "storage get", "storage set", "storage remove", "idb list", "idb dump",
+        ] {
             #expect(help.stdout.contains(command))
         }
     }
@@ -70,7 +72,9 @@ import Testing
         #expect(result.status == 2)
         #expect(result.isOneLineMessage, "\(result.stderr)")
         #expect(result.stderr.contains("'yesterdayish'"))
-        for form in ["ISO 8601", "2026-11-01", "2026-11-01T08:00", "+02:00", "90s", "15m", "2h", "7d", "Unix timestamp"] {
+        for form in [
+            "ISO 8601", "2026-11-01", "2026-11-01T08:00", "+02:00", "90s", "15m", "2h", "7d", "Unix timestamp",
+        ] {
             #expect(result.stderr.contains(form), "the message does not name \(form): \(result.stderr)")
         }
         #expect(result.stdout.isEmpty)
@@ -82,7 +86,10 @@ import Testing
         #expect(result.status == 2)
         #expect(result.isOneLineMessage)
         #expect(result.stderr.contains("'biscuits'"))
-        for name in ["all", "cookies", "diskcache", "memorycache", "appcache", "sessionstorage", "localstorage", "websql", "indexeddb"] {
+        for name in [
+            "all", "cookies", "diskcache", "memorycache", "appcache", "sessionstorage", "localstorage", "websql",
+            "indexeddb",
+        ] {
             #expect(result.stderr.contains(name))
         }
         let records = try sandbox.runInStore(["records", "--types", "biscuits"])
@@ -164,7 +171,9 @@ import Testing
         let asOption = try sandbox.runInStore(["cookies", "set", "--url", "https://example.com/", "-dash=1"])
         #expect(asOption.status == 2)
         #expect(asOption.stderr.contains("unknown option '-dash'"))
-        let asValue = try sandbox.runInStore(["cookies", "set", "--url", "https://example.com/", "--", "-dash=1", "--json=2"])
+        let asValue = try sandbox.runInStore([
+            "cookies", "set", "--url", "https://example.com/", "--", "-dash=1", "--json=2",
+        ])
         #expect(asValue.status == 0, "\(asValue.stderr)")
         #expect(asValue.stdout == "stored 2 cookies, refused 0\n")
         #expect(try sandbox.succeed(["cookies", "header", "https://example.com/"]).stdout == "-dash=1; --json=2\n")

@@ -81,7 +81,10 @@ public struct CacheControl: Sendable, Hashable {
             while i < bytes.count {
                 let c = bytes[i]
                 if inQuotes {
-                    if c == 92 { i += 2; continue } // backslash escape
+                    if c == 92 {
+                        i += 2
+                        continue
+                    } // backslash escape
                     if c == 34 { inQuotes = false }
                 } else if c == 34 {
                     inQuotes = true
@@ -117,7 +120,11 @@ public struct CacheControl: Sendable, Hashable {
             var j = valueStart + 1
             while j < s.endIndex {
                 let c = s[j]
-                if c == 92, j + 1 < s.endIndex { result.append(s[j + 1]); j += 2; continue }
+                if c == 92, j + 1 < s.endIndex {
+                    result.append(s[j + 1])
+                    j += 2
+                    continue
+                }
                 if c == 34 { break }
                 result.append(c)
                 j += 1

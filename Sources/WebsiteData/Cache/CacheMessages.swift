@@ -158,8 +158,10 @@ public struct CachedResponse: Sendable {
     ///   - outcome: where it came from.
     ///   - networkHeaders: the header fields received from the origin in this exchange.
     ///   - isSynthesized: whether the cache generated it.
-    public init(status: Int, headers: HTTPHeaders, body: CacheBody, outcome: CacheOutcome,
-                networkHeaders: HTTPHeaders? = nil, isSynthesized: Bool = false) {
+    public init(
+        status: Int, headers: HTTPHeaders, body: CacheBody, outcome: CacheOutcome,
+        networkHeaders: HTTPHeaders? = nil, isSynthesized: Bool = false
+    ) {
         self.status = status
         self.headers = headers
         self.body = body

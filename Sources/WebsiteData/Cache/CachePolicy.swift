@@ -83,40 +83,50 @@ public struct CachePolicy: Sendable, Hashable {
     ///   - requestTime: when the request was sent.
     ///   - responseTime: when the response was received.
     ///   - options: the cache's choices.
-    public init(request: CacheRequest, status: Int, headers: HTTPHeaders, requestTime: Date, responseTime: Date,
-                options: Options = Options()) {
+    public init(
+        request: CacheRequest, status: Int, headers: HTTPHeaders, requestTime: Date, responseTime: Date,
+        options: Options = Options()
+    ) {
         let responseControl = CacheControl(headers: headers)
         let requestControl = CacheControl(headers: request.headers)
         let requestMethod = request.normalizedMethod
         let url = Self.cacheURL(request.url)
         let varyNames = Self.varyNames(headers)
         var method = requestMethod
-        var storable = Self.storable(method: requestMethod, status: status, headers: headers, control: responseControl,
-                                     requestControl: requestControl, varyNames: varyNames)
+        var storable = Self.storable(
+            method: requestMethod, status: status, headers: headers, control: responseControl,
+            requestControl: requestControl, varyNames: varyNames)
         if storable && requestMethod == "POST" {
             // RFC 9110 §9.3.3: a POST response is reusable for GET only with explicit freshness
             // and a Content-Location naming the request's own URI.
             let explicit = responseControl.seconds("max-age") != nil || headers.contains("Expires")
-            let location = headers.first(named: "Content-Location").flatMap { URL(string: $0, relativeTo: request.url)?.absoluteURL }
+            let location = headers.first(named: "Content-Location").flatMap {
+                URL(string: $0, relativeTo: request.url)?.absoluteURL
+            }
             storable = explicit && location.map { Self.cacheURL($0) == url } == true
             method = "GET"
         }
-        self.init(method: method, url: url, status: status,
-                  headers: Self.storedHeaders(headers, control: responseControl, options: options),
-                  requestTime: requestTime, responseTime: responseTime,
-                  variantKey: Self.variantKey(varyNames, request.headers), isStorable: storable, options: options)
+        self.init(
+            method: method, url: url, status: status,
+            headers: Self.storedHeaders(headers, control: responseControl, options: options),
+            requestTime: requestTime, responseTime: responseTime,
+            variantKey: Self.variantKey(varyNames, request.headers), isStorable: storable, options: options)
         if storable, freshnessLifetime <= age(at: responseTime), !hasValidator, !hasExplicitFreshness,
-           cacheControl.seconds("stale-if-error") == nil, cacheControl.seconds("stale-while-revalidate") == nil {
+            cacheControl.seconds("stale-if-error") == nil, cacheControl.seconds("stale-while-revalidate") == nil
+        {
             // No freshness information and nothing to validate with: storing it could save no request
             // (a response the origin gave a lifetime to is kept even when stale: max-stale may use it).
-            self = CachePolicy(method: method, url: url, status: status, headers: self.headers, requestTime: requestTime,
-                               responseTime: responseTime, variantKey: variantKey, isStorable: false, options: options)
+            self = CachePolicy(
+                method: method, url: url, status: status, headers: self.headers, requestTime: requestTime,
+                responseTime: responseTime, variantKey: variantKey, isStorable: false, options: options)
         }
     }
 
     /// A policy rebuilt from what a store kept.
-    init(method: String, url: URL, status: Int, headers: HTTPHeaders, requestTime: Date, responseTime: Date,
-         variantKey: String, isStorable: Bool = true, options: Options) {
+    init(
+        method: String, url: URL, status: Int, headers: HTTPHeaders, requestTime: Date, responseTime: Date,
+        variantKey: String, isStorable: Bool = true, options: Options
+    ) {
         self.method = method
         self.url = url
         self.status = status
@@ -142,8 +152,10 @@ public struct CachePolicy: Sendable, Hashable {
             return max(0, date.timeIntervalSince(dateValue))
         }
         if Self.heuristicallyCacheable.contains(status) || cacheControl.contains("public"),
-           let text = headers.first(named: "Last-Modified"), let lastModified = HTTPDate.parse(text, now: responseTime),
-           lastModified < dateValue {
+            let text = headers.first(named: "Last-Modified"),
+            let lastModified = HTTPDate.parse(text, now: responseTime),
+            lastModified < dateValue
+        {
             return dateValue.timeIntervalSince(lastModified) * options.heuristicFraction
         }
         return 0
@@ -181,7 +193,10 @@ public struct CachePolicy: Sendable, Hashable {
     /// The `Age` field in seconds (RFC 9111 §5.1): the first value only, clamped to 2^31; an invalid value counts as 0.
     var ageValue: Int64 {
         guard let field = headers.first(named: "Age") else { return 0 }
-        let first = field.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first.map { $0.trimmingHTTPWhitespace() } ?? ""
+        let first =
+            field.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first.map {
+                $0.trimmingHTTPWhitespace()
+            } ?? ""
         guard !first.isEmpty, first.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }) else { return 0 }
         var value: Int64 = 0
         for c in first.utf8 { value = min(value * 10 + Int64(c - 48), DeltaSeconds.maximum) }
@@ -213,7 +228,8 @@ public struct CachePolicy: Sendable, Hashable {
         guard matches(request) else { return .unusable }
         let requestControl = CacheControl(headers: request.headers)
         if requiresValidation || requestControl.contains("no-cache") { return .revalidate }
-        let age = age(at: now), lifetime = freshnessLifetime
+        let age = age(at: now)
+        let lifetime = freshnessLifetime
         if let maxAge = requestControl.seconds("max-age"), age > TimeInterval(maxAge.value ?? 0) { return .revalidate }
         if let minFresh = requestControl.seconds("min-fresh"), lifetime - age < TimeInterval(minFresh.value ?? 0) {
             return .revalidate
@@ -227,8 +243,9 @@ public struct CachePolicy: Sendable, Hashable {
             }
         }
         if let window = cacheControl.seconds("stale-while-revalidate")?.value,
-           !requestControl.contains("max-age"), !requestControl.contains("min-fresh"),
-           age - lifetime <= TimeInterval(window) {
+            !requestControl.contains("max-age"), !requestControl.contains("min-fresh"),
+            age - lifetime <= TimeInterval(window)
+        {
             return .staleWhileRevalidate
         }
         return .revalidate
@@ -274,8 +291,9 @@ public struct CachePolicy: Sendable, Hashable {
         let requestControl = CacheControl(headers: request.headers)
         if forbidsStale || requestControl.contains("no-cache") { return false }
         let staleness = age(at: now) - freshnessLifetime
-        let window = max(cacheControl.seconds("stale-if-error")?.value ?? -1,
-                         requestControl.seconds("stale-if-error")?.value ?? -1)
+        let window = max(
+            cacheControl.seconds("stale-if-error")?.value ?? -1,
+            requestControl.seconds("stale-if-error")?.value ?? -1)
         if window >= 0 && staleness <= TimeInterval(window) { return true }
         return disconnected
     }
@@ -308,11 +326,16 @@ public struct CachePolicy: Sendable, Hashable {
     ///   - requestTime: when the validation request was sent.
     ///   - responseTime: when the answer was received.
     /// - Returns: the policy to keep, and whether the response was modified (not a `304`).
-    public func revalidated(request: CacheRequest, status: Int, headers: HTTPHeaders, requestTime: Date,
-                            responseTime: Date) -> (policy: CachePolicy, modified: Bool) {
+    public func revalidated(
+        request: CacheRequest, status: Int, headers: HTTPHeaders, requestTime: Date,
+        responseTime: Date
+    ) -> (policy: CachePolicy, modified: Bool) {
         guard status == 304 else {
-            return (CachePolicy(request: request, status: status, headers: headers, requestTime: requestTime,
-                                responseTime: responseTime, options: options), true)
+            return (
+                CachePolicy(
+                    request: request, status: status, headers: headers, requestTime: requestTime,
+                    responseTime: responseTime, options: options), true
+            )
         }
         return (updated(with: headers, requestTime: requestTime, responseTime: responseTime), false)
     }
@@ -327,8 +350,10 @@ public struct CachePolicy: Sendable, Hashable {
     ///   - requestTime: when the `HEAD` request was sent.
     ///   - responseTime: when its response was received.
     /// - Returns: the updated policy, or `nil`.
-    public func updated(byHEADStatus status: Int, headers fields: HTTPHeaders, requestTime: Date,
-                        responseTime: Date) -> CachePolicy? {
+    public func updated(
+        byHEADStatus status: Int, headers fields: HTTPHeaders, requestTime: Date,
+        responseTime: Date
+    ) -> CachePolicy? {
         guard status == 200 else { return nil }
         for name in ["ETag", "Last-Modified", "Content-Length"] {
             if let new = fields.first(named: name), let old = headers.first(named: name), new != old { return nil }
@@ -346,8 +371,9 @@ public struct CachePolicy: Sendable, Hashable {
             if replaced.insert(name).inserted { merged.remove(name) }
             merged.append(field.name, field.value)
         }
-        return CachePolicy(method: method, url: url, status: status, headers: merged, requestTime: requestTime,
-                           responseTime: responseTime, variantKey: variantKey, options: options)
+        return CachePolicy(
+            method: method, url: url, status: status, headers: merged, requestTime: requestTime,
+            responseTime: responseTime, variantKey: variantKey, options: options)
     }
 
     // MARK: - Serving
@@ -377,8 +403,11 @@ public struct CachePolicy: Sendable, Hashable {
             let stored = Self.weakTag(etag)
             return tags.contains { Self.weakTag($0) == stored }
         }
-        if let text = request.headers.first(named: "If-Modified-Since"), let since = HTTPDate.parse(text, now: responseTime) {
-            let modified = headers.first(named: "Last-Modified").flatMap { HTTPDate.parse($0, now: responseTime) } ?? dateValue
+        if let text = request.headers.first(named: "If-Modified-Since"),
+            let since = HTTPDate.parse(text, now: responseTime)
+        {
+            let modified =
+                headers.first(named: "Last-Modified").flatMap { HTTPDate.parse($0, now: responseTime) } ?? dateValue
             return modified <= since
         }
         return nil
@@ -390,7 +419,9 @@ public struct CachePolicy: Sendable, Hashable {
     /// - Returns: the stored `Cache-Control`, `Content-Location`, `Date`, `ETag`, `Expires`,
     ///   `Last-Modified` and `Vary` fields, and `Age`.
     public func notModifiedHeaders(at now: Date) -> HTTPHeaders {
-        let kept: Set<String> = ["cache-control", "content-location", "date", "etag", "expires", "last-modified", "vary"]
+        let kept: Set<String> = [
+            "cache-control", "content-location", "date", "etag", "expires", "last-modified", "vary",
+        ]
         var fields = HTTPHeaders(headers.fields.filter { kept.contains($0.name.lowercased()) })
         fields.set("Age", String(Int64(age(at: now).rounded(.down))))
         return fields
@@ -403,19 +434,25 @@ public struct CachePolicy: Sendable, Hashable {
 
     /// Final statuses this cache understands (RFC 9110 §15), for `must-understand`. `206` is
     /// left out: partial responses are not stored.
-    static let understoodStatuses: Set<Int> = Set([200, 201, 202, 203, 204, 205, 300, 301, 302, 303, 304, 307, 308,
-                                                   421, 422, 426, 500, 501, 502, 503, 504, 505]).union(400...417)
+    static let understoodStatuses: Set<Int> = Set([
+        200, 201, 202, 203, 204, 205, 300, 301, 302, 303, 304, 307, 308,
+        421, 422, 426, 500, 501, 502, 503, 504, 505,
+    ]).union(400...417)
 
     /// Fields never stored: hop-by-hop fields (RFC 9110 §7.6.1) and the proxy fields RFC 9111 §3.1 names.
-    static let unstoredFields: Set<String> = ["connection", "keep-alive", "proxy-connection", "te", "transfer-encoding",
-                                              "upgrade", "trailer", "proxy-authenticate", "proxy-authentication-info",
-                                              "proxy-authorization"]
+    static let unstoredFields: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "te", "transfer-encoding",
+        "upgrade", "trailer", "proxy-authenticate", "proxy-authentication-info",
+        "proxy-authorization",
+    ]
 
     /// Fields a stored response must not replay: cookies and `Clear-Site-Data`.
     static let cookieFields: Set<String> = ["set-cookie", "set-cookie2", "clear-site-data"]
 
-    static func storable(method: String, status: Int, headers: HTTPHeaders, control: CacheControl,
-                         requestControl: CacheControl, varyNames: [String]) -> Bool {
+    static func storable(
+        method: String, status: Int, headers: HTTPHeaders, control: CacheControl,
+        requestControl: CacheControl, varyNames: [String]
+    ) -> Bool {
         guard method == "GET" || method == "POST" else { return false }
         guard status >= 200, status != 206, status != 304, status <= 999 else { return false }
         if requestControl.contains("no-store") { return false }
@@ -475,7 +512,9 @@ public struct CachePolicy: Sendable, Hashable {
 
     /// The entity tags of an `If-None-Match` list (commas inside quotes do not split).
     static func entityTags(_ value: String) -> [String] {
-        var tags: [String] = [], current = "", inQuotes = false
+        var tags: [String] = []
+        var current = ""
+        var inQuotes = false
         for c in value {
             if c == "\"" { inQuotes.toggle() }
             if c == "," && !inQuotes {

@@ -4,19 +4,23 @@ extension StoreSetting {
     /// The most bytes the disk cache keeps (headers and bodies); least recently used entries go first.
     public static let cacheMaxSize = StoreSetting(
         key: "cache.max-size",
-        summary: "bytes the HTTP disk cache keeps before the least recently used entries are evicted (a number, or with KB, MB, GB)",
-        defaultValue: "256MB", validate: { CacheSettings.byteCount($0) == nil ? "expected a size such as 268435456, 512MB or 2GB" : nil })
+        summary:
+            "bytes the HTTP disk cache keeps before the least recently used entries are evicted (a number, or with KB, MB, GB)",
+        defaultValue: "256MB",
+        validate: { CacheSettings.byteCount($0) == nil ? "expected a size such as 268435456, 512MB or 2GB" : nil })
 
     /// The most bytes each process's memory cache keeps; 0 turns it off.
     public static let memoryCacheMaxSize = StoreSetting(
         key: "memorycache.max-size",
         summary: "bytes each process keeps in its HTTP memory cache, least recently used out first; 0 turns it off",
-        defaultValue: "32MB", validate: { CacheSettings.byteCount($0) == nil ? "expected a size such as 33554432, 64MB or 0" : nil })
+        defaultValue: "32MB",
+        validate: { CacheSettings.byteCount($0) == nil ? "expected a size such as 33554432, 64MB or 0" : nil })
 
     /// Whether stored responses keep `Set-Cookie`, `Set-Cookie2` and `Clear-Site-Data`.
     public static let cacheStoresCookieHeaders = StoreSetting(
         key: "cache.store-cookie-headers",
-        summary: "true to keep Set-Cookie, Set-Cookie2 and Clear-Site-Data in cached responses (RFC 9111 to the letter); false drops them as Chromium does",
+        summary:
+            "true to keep Set-Cookie, Set-Cookie2 and Clear-Site-Data in cached responses (RFC 9111 to the letter); false drops them as Chromium does",
         defaultValue: "false", validate: { $0 == "true" || $0 == "false" ? nil : "expected true or false" })
 }
 
@@ -26,20 +30,26 @@ struct CacheSettings: Sendable, Hashable {
     var memoryMaxSize: Int64
     var storesCookieHeaders: Bool
 
-    static let keys = [StoreSetting.cacheMaxSize.key, StoreSetting.memoryCacheMaxSize.key, StoreSetting.cacheStoresCookieHeaders.key]
+    static let keys = [
+        StoreSetting.cacheMaxSize.key, StoreSetting.memoryCacheMaxSize.key, StoreSetting.cacheStoresCookieHeaders.key,
+    ]
 
     /// Reads the settings (defaults for those not set).
     static func read(_ database: StoreDatabase) throws -> CacheSettings {
         let values = try database.read { db in
-            try db.rows("SELECT key, value FROM settings WHERE key IN (?, ?, ?)", keys.map { .text($0) }) { ($0.string(0), $0.string(1)) }
+            try db.rows("SELECT key, value FROM settings WHERE key IN (?, ?, ?)", keys.map { .text($0) }) {
+                ($0.string(0), $0.string(1))
+            }
         }
-        var settings = CacheSettings(maxSize: byteCount(StoreSetting.cacheMaxSize.defaultValue)!,
-                                     memoryMaxSize: byteCount(StoreSetting.memoryCacheMaxSize.defaultValue)!,
-                                     storesCookieHeaders: false)
+        var settings = CacheSettings(
+            maxSize: byteCount(StoreSetting.cacheMaxSize.defaultValue)!,
+            memoryMaxSize: byteCount(StoreSetting.memoryCacheMaxSize.defaultValue)!,
+            storesCookieHeaders: false)
         for (key, value) in values {
             switch key {
             case StoreSetting.cacheMaxSize.key: settings.maxSize = byteCount(value) ?? settings.maxSize
-            case StoreSetting.memoryCacheMaxSize.key: settings.memoryMaxSize = byteCount(value) ?? settings.memoryMaxSize
+            case StoreSetting.memoryCacheMaxSize.key:
+                settings.memoryMaxSize = byteCount(value) ?? settings.memoryMaxSize
             default: settings.storesCookieHeaders = value == "true"
             }
         }
@@ -48,7 +58,8 @@ struct CacheSettings: Sendable, Hashable {
 
     /// The disk cache limit as read inside a write transaction.
     static func maxSize(_ db: DatabaseConnection) throws -> Int64 {
-        let value = try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(StoreSetting.cacheMaxSize.key)])?.text
+        let value = try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(StoreSetting.cacheMaxSize.key)])?
+            .text
         return value.flatMap(byteCount) ?? byteCount(StoreSetting.cacheMaxSize.defaultValue)!
     }
 

@@ -55,18 +55,26 @@ extension HTTPCache {
         ///   - topLevelSite: the URL of the top-level page making the request, or `nil` for a top-level request.
         /// - Returns: whether the entry would be looked at for the request; `policy.reuse(for:at:)` says how.
         public func matches(_ request: CacheRequest, topLevelSite: URL? = nil) -> Bool {
-            partition == CacheEntryKey.partition(topLevelSite: topLevelSite, url: request.url) && policy.matches(request)
+            partition == CacheEntryKey.partition(topLevelSite: topLevelSite, url: request.url)
+                && policy.matches(request)
         }
 
-        init(key: CacheEntryKey, site: String, policy: CachePolicy, bodySize: Int64, size: Int64, created: Date,
-             modified: Date, lastAccess: Date, isOnDisk: Bool, isInMemory: Bool) {
+        init(
+            key: CacheEntryKey, site: String, policy: CachePolicy, bodySize: Int64, size: Int64, created: Date,
+            modified: Date, lastAccess: Date, isOnDisk: Bool, isInMemory: Bool
+        ) {
             url = URL(string: key.url) ?? policy.url
             method = key.method
             partition = key.partition
-            variant = key.variant.isEmpty ? [] : key.variant.split(separator: "\u{1F}", omittingEmptySubsequences: false).map { part in
-                guard let colon = part.firstIndex(of: ":") else { return VariantField(name: String(part), value: nil) }
-                return VariantField(name: String(part[..<colon]), value: String(part[part.index(after: colon)...]))
-            }
+            variant =
+                key.variant.isEmpty
+                ? []
+                : key.variant.split(separator: "\u{1F}", omittingEmptySubsequences: false).map { part in
+                    guard let colon = part.firstIndex(of: ":") else {
+                        return VariantField(name: String(part), value: nil)
+                    }
+                    return VariantField(name: String(part[..<colon]), value: String(part[part.index(after: colon)...]))
+                }
             self.site = site
             status = policy.status
             self.bodySize = bodySize
@@ -113,15 +121,19 @@ extension HTTPCache {
         for row in try disk.rows(url: url, sites: sites, options: options) {
             let copy = inMemory.removeValue(forKey: row.key)
             let lastAccess = max(row.lastAccess, copy?.lastAccess ?? .distantPast)
-            result.append(StoredEntry(key: row.key, site: row.site, policy: row.policy, bodySize: row.bodySize, size: row.size,
-                                      created: row.created, modified: row.modified, lastAccess: lastAccess,
-                                      isOnDisk: true, isInMemory: copy != nil))
+            result.append(
+                StoredEntry(
+                    key: row.key, site: row.site, policy: row.policy, bodySize: row.bodySize, size: row.size,
+                    created: row.created, modified: row.modified, lastAccess: lastAccess,
+                    isOnDisk: true, isInMemory: copy != nil))
         }
         for item in inMemory.values {
             let entry = item.entry
-            result.append(StoredEntry(key: entry.key, site: entry.site, policy: entry.policy.with(options: options),
-                                      bodySize: entry.body.byteCount, size: item.size, created: item.created,
-                                      modified: entry.modified, lastAccess: item.lastAccess, isOnDisk: false, isInMemory: true))
+            result.append(
+                StoredEntry(
+                    key: entry.key, site: entry.site, policy: entry.policy.with(options: options),
+                    bodySize: entry.body.byteCount, size: item.size, created: item.created,
+                    modified: entry.modified, lastAccess: item.lastAccess, isOnDisk: false, isInMemory: true))
         }
         return result.sorted {
             ($0.site, $0.url.absoluteString, $0.partition, $0.method, $0.policy.variantKey)

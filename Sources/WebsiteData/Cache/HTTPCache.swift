@@ -3,7 +3,9 @@ import Foundation
 extension WebsiteDataStore {
     /// The store's HTTP cache: its disk cache (persistent stores) and this process's memory cache.
     public var httpCache: HTTPCache {
-        HTTPCache(disk: component(HTTPDiskCache.self), memory: component(HTTPMemoryCache.self), database: database, clock: clock)
+        HTTPCache(
+            disk: component(HTTPDiskCache.self), memory: component(HTTPMemoryCache.self), database: database,
+            clock: clock)
     }
 }
 
@@ -61,13 +63,19 @@ public struct HTTPCache: Sendable {
     /// - Returns: the response, and where it came from.
     /// - Throws: the origin's error when it was needed and failed and no stored response
     ///   could stand in; `CancellationError` when cancelled.
-    public func send(_ request: CacheRequest, mode: CacheMode = .default, topLevelSite: URL? = nil,
-                     origin: @escaping Origin) async throws -> CachedResponse {
-        let settings = (try? CacheSettings.read(database)) ?? CacheSettings(maxSize: 256 << 20, memoryMaxSize: 32 << 20,
-                                                                             storesCookieHeaders: false)
-        let exchange = CacheExchange(cache: self, request: request, mode: mode,
-                                     partition: CacheEntryKey.partition(topLevelSite: topLevelSite, url: request.url),
-                                     settings: settings, origin: origin)
+    public func send(
+        _ request: CacheRequest, mode: CacheMode = .default, topLevelSite: URL? = nil,
+        origin: @escaping Origin
+    ) async throws -> CachedResponse {
+        let settings =
+            (try? CacheSettings.read(database))
+            ?? CacheSettings(
+                maxSize: 256 << 20, memoryMaxSize: 32 << 20,
+                storesCookieHeaders: false)
+        let exchange = CacheExchange(
+            cache: self, request: request, mode: mode,
+            partition: CacheEntryKey.partition(topLevelSite: topLevelSite, url: request.url),
+            settings: settings, origin: origin)
         switch request.normalizedMethod {
         case "GET", "HEAD": return try await exchange.retrieve()
         case "OPTIONS", "TRACE", "CONNECT": return try await exchange.forward()
@@ -84,9 +92,11 @@ public struct HTTPCache: Sendable {
     public func makeTemporaryBodyFile() throws -> URL {
         if disk.isEnabled { return try disk.makeTemporaryFile() }
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-cache-\(getpid())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let url = folder.appendingPathComponent(UUID().uuidString.lowercased())
-        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
         return url
@@ -128,7 +138,9 @@ private struct CacheExchange: Sendable {
     }
 
     /// The caller's own validation headers.
-    var isCallerConditional: Bool { request.headers.contains("If-None-Match") || request.headers.contains("If-Modified-Since") }
+    var isCallerConditional: Bool {
+        request.headers.contains("If-None-Match") || request.headers.contains("If-Modified-Since")
+    }
 
     // MARK: - GET and HEAD
 
@@ -151,7 +163,8 @@ private struct CacheExchange: Sendable {
         let now = self.now
         switch mode {
         case .forceCache, .onlyIfCached:
-            return try await serveOrFetch(entry, outcome: policy.isStale(at: now) ? .stale : .hit, allowFetch: mode == .forceCache)
+            return try await serveOrFetch(
+                entry, outcome: policy.isStale(at: now) ? .stale : .hit, allowFetch: mode == .forceCache)
         case .noCache:
             if policy.isImmutable, !policy.requiresValidation, !policy.isStale(at: now) {
                 return try await serveOrFetch(entry, outcome: .hit)
@@ -201,24 +214,31 @@ private struct CacheExchange: Sendable {
     /// naming none is not an answer to the caller's request: the request is sent again without condition.
     func validateVariants(_ variants: [CacheEntry]) async throws -> CachedResponse {
         var outgoing = request
-        outgoing.headers.set("If-None-Match", variants.compactMap { $0.policy.headers.first(named: "ETag") }.joined(separator: ", "))
+        outgoing.headers.set(
+            "If-None-Match", variants.compactMap { $0.policy.headers.first(named: "ETag") }.joined(separator: ", "))
         addModeHeaders(&outgoing.headers)
         let requestTime = now
         let response = try await origin(outgoing)
         let responseTime = now
         guard response.status == 304 else {
-            return received(response, request: outgoing, requestTime: requestTime, responseTime: responseTime, storing: true, replacing: nil)
+            return received(
+                response, request: outgoing, requestTime: requestTime, responseTime: responseTime, storing: true,
+                replacing: nil)
         }
         guard let etag = response.headers.first(named: "ETag").map(CachePolicy.weakTag),
-              let selected = variants.first(where: { $0.policy.headers.first(named: "ETag").map(CachePolicy.weakTag) == etag })
+            let selected = variants.first(where: {
+                $0.policy.headers.first(named: "ETag").map(CachePolicy.weakTag) == etag
+            })
         else { return try await fetch(storing: true) }
-        let (updated, _) = selected.policy.revalidated(request: outgoing, status: 304, headers: response.headers,
-                                                       requestTime: requestTime, responseTime: responseTime)
+        let (updated, _) = selected.policy.revalidated(
+            request: outgoing, status: 304, headers: response.headers,
+            requestTime: requestTime, responseTime: responseTime)
         refresh(selected, with: updated)
-        let variant = CachePolicy(method: updated.method, url: updated.url, status: updated.status, headers: updated.headers,
-                                  requestTime: requestTime, responseTime: responseTime,
-                                  variantKey: CachePolicy.variantKey(CachePolicy.varyNames(updated.headers), request.headers),
-                                  options: options)
+        let variant = CachePolicy(
+            method: updated.method, url: updated.url, status: updated.status, headers: updated.headers,
+            requestTime: requestTime, responseTime: responseTime,
+            variantKey: CachePolicy.variantKey(CachePolicy.varyNames(updated.headers), request.headers),
+            options: options)
         switch selected.body {
         case .inline(let data): store(variant, body: .data(data))
         case .file(let name, _): if let url = cache.disk.fileURL(name) { store(variant, body: .file(url)) }
@@ -251,13 +271,15 @@ private struct CacheExchange: Sendable {
         }
         let responseTime = now
         if response.status == 304 && method == "GET" {
-            let (updated, _) = policy.revalidated(request: outgoing, status: 304, headers: response.headers,
-                                                  requestTime: requestTime, responseTime: responseTime)
+            let (updated, _) = policy.revalidated(
+                request: outgoing, status: 304, headers: response.headers,
+                requestTime: requestTime, responseTime: responseTime)
             if isCallerConditional {
                 // The caller's own validators: refresh ours only when the 304 is about our response.
                 if policy.conditionIsNotModified(request) == true { refresh(entry, with: updated) }
-                return CachedResponse(status: 304, headers: response.headers, body: .empty, outcome: .revalidated,
-                                      networkHeaders: response.headers)
+                return CachedResponse(
+                    status: 304, headers: response.headers, body: .empty, outcome: .revalidated,
+                    networkHeaders: response.headers)
             }
             let refreshed = refresh(entry, with: updated)
             if var served = try serve(refreshed, outcome: .revalidated) {
@@ -267,32 +289,40 @@ private struct CacheExchange: Sendable {
             return try await fetch(storing: true)
         }
         if [500, 502, 503, 504].contains(response.status),
-           policy.allowsStaleOnError(request, at: now, disconnected: false),
-           var served = try serve(entry, outcome: .stale) {
+            policy.allowsStaleOnError(request, at: now, disconnected: false),
+            var served = try serve(entry, outcome: .stale)
+        {
             response.body.discardIfFile()
             served.networkHeaders = response.headers
             return served
         }
         if method == "HEAD" {
-            if let updated = policy.updated(byHEADStatus: response.status, headers: response.headers,
-                                            requestTime: requestTime, responseTime: responseTime) {
+            if let updated = policy.updated(
+                byHEADStatus: response.status, headers: response.headers,
+                requestTime: requestTime, responseTime: responseTime)
+            {
                 // The HEAD response confirms the stored one (RFC 9111 §4.3.5): serve the refreshed stored fields.
                 refresh(entry, with: updated)
-                return CachedResponse(status: updated.status, headers: updated.responseHeaders(at: now), body: .empty,
-                                      outcome: .revalidated, networkHeaders: response.headers)
+                return CachedResponse(
+                    status: updated.status, headers: updated.responseHeaders(at: now), body: .empty,
+                    outcome: .revalidated, networkHeaders: response.headers)
             }
-            return CachedResponse(status: response.status, headers: response.headers, body: response.body,
-                                  outcome: .miss, networkHeaders: response.headers)
+            return CachedResponse(
+                status: response.status, headers: response.headers, body: response.body,
+                outcome: .miss, networkHeaders: response.headers)
         }
-        return received(response, request: outgoing, requestTime: requestTime, responseTime: responseTime,
-                        storing: true, replacing: entry)
+        return received(
+            response, request: outgoing, requestTime: requestTime, responseTime: responseTime,
+            storing: true, replacing: entry)
     }
 
     // MARK: - Serving stored responses
 
     /// Serves a stored entry; when its body file has gone (removed by another process), drops
     /// the entry and fetches instead (or, with `allowFetch` false, generates a `504`).
-    func serveOrFetch(_ entry: CacheEntry, outcome: CacheOutcome, allowFetch: Bool = true) async throws -> CachedResponse {
+    func serveOrFetch(_ entry: CacheEntry, outcome: CacheOutcome, allowFetch: Bool = true) async throws
+        -> CachedResponse
+    {
         if let served = try serve(entry, outcome: outcome) { return served }
         return allowFetch ? try await fetch(storing: true) : Self.gatewayTimeout()
     }
@@ -305,10 +335,12 @@ private struct CacheExchange: Sendable {
         let now = self.now
         if let id = entry.diskID { cache.disk.touch(id) }
         if method == "HEAD" {
-            return CachedResponse(status: policy.status, headers: policy.responseHeaders(at: now), body: .empty, outcome: outcome)
+            return CachedResponse(
+                status: policy.status, headers: policy.responseHeaders(at: now), body: .empty, outcome: outcome)
         }
         if policy.conditionIsNotModified(request) == true {
-            return CachedResponse(status: 304, headers: policy.notModifiedHeaders(at: now), body: .empty, outcome: outcome)
+            return CachedResponse(
+                status: 304, headers: policy.notModifiedHeaders(at: now), body: .empty, outcome: outcome)
         }
         if let range = byteRange, policy.status == 200, let slice = range.resolved(length: entry.body.byteCount) {
             guard let bytes = try? read(entry, range: slice) else { return drop(entry) }
@@ -324,7 +356,8 @@ private struct CacheExchange: Sendable {
             guard let copy = try? cache.disk.linkedCopy(of: name) else { return drop(entry) }
             body = .file(copy)
         }
-        return CachedResponse(status: policy.status, headers: policy.responseHeaders(at: now), body: body, outcome: outcome)
+        return CachedResponse(
+            status: policy.status, headers: policy.responseHeaders(at: now), body: body, outcome: outcome)
     }
 
     private func drop(_ entry: CacheEntry) -> CachedResponse? {
@@ -359,7 +392,8 @@ private struct CacheExchange: Sendable {
         refreshed.policy = policy
         refreshed.modified = now
         if let id = entry.diskID {
-            try? cache.disk.update(id, policy: policy, site: entry.site, bodySize: entry.body.byteCount, url: entry.key.url)
+            try? cache.disk.update(
+                id, policy: policy, site: entry.site, bodySize: entry.body.byteCount, url: entry.key.url)
         }
         cache.memory.store(refreshed, mirrorsDisk: entry.diskID != nil, limit: settings.memoryMaxSize)
         return refreshed
@@ -373,35 +407,43 @@ private struct CacheExchange: Sendable {
         addModeHeaders(&outgoing.headers)
         let requestTime = now
         let response = try await origin(outgoing)
-        return received(response, request: outgoing, requestTime: requestTime, responseTime: now,
-                        storing: storing && method == "GET", replacing: old)
+        return received(
+            response, request: outgoing, requestTime: requestTime, responseTime: now,
+            storing: storing && method == "GET", replacing: old)
     }
 
     /// Handles a response from the origin: stores it when allowed, or drops the stored
     /// response it supersedes; returns it as a miss.
-    func received(_ response: OriginResponse, request sent: CacheRequest, requestTime: Date, responseTime: Date,
-                  storing: Bool, replacing old: CacheEntry?) -> CachedResponse {
+    func received(
+        _ response: OriginResponse, request sent: CacheRequest, requestTime: Date, responseTime: Date,
+        storing: Bool, replacing old: CacheEntry?
+    ) -> CachedResponse {
         if storing && response.status != 206 {
-            let policy = CachePolicy(request: sent, status: response.status, headers: response.headers,
-                                     requestTime: requestTime, responseTime: responseTime, options: options)
+            let policy = CachePolicy(
+                request: sent, status: response.status, headers: response.headers,
+                requestTime: requestTime, responseTime: responseTime, options: options)
             if policy.isStorable {
                 store(policy, body: response.body)
             } else if let old, response.status < 500 {
                 _ = drop(old)
             }
         }
-        return CachedResponse(status: response.status, headers: response.headers, body: response.body, outcome: .miss,
-                              networkHeaders: response.headers)
+        return CachedResponse(
+            status: response.status, headers: response.headers, body: response.body, outcome: .miss,
+            networkHeaders: response.headers)
     }
 
     /// Stores a response on disk (persistent stores) and in memory.
     func store(_ policy: CachePolicy, body: CacheBody) {
-        let key = CacheEntryKey(partition: partition, method: policy.method, url: policy.url.absoluteString,
-                                variant: policy.variantKey)
+        let key = CacheEntryKey(
+            partition: partition, method: policy.method, url: policy.url.absoluteString,
+            variant: policy.variantKey)
         if cache.disk.isEnabled {
             // Drop any in-memory copy first: it must not outlive the disk entry it mirrored.
             cache.memory.remove(key)
-            if let entry = try? cache.disk.store(key: key, policy: policy, site: site, body: body, maxSize: settings.maxSize) {
+            if let entry = try? cache.disk.store(
+                key: key, policy: policy, site: site, body: body, maxSize: settings.maxSize)
+            {
                 cache.memory.store(entry, mirrorsDisk: true, limit: settings.memoryMaxSize)
             }
             return
@@ -411,15 +453,17 @@ private struct CacheExchange: Sendable {
             cache.memory.remove(key)
             return
         }
-        cache.memory.store(CacheEntry(key: key, policy: policy, site: site, body: .inline(data), modified: now),
-                           mirrorsDisk: false, limit: limit)
+        cache.memory.store(
+            CacheEntry(key: key, policy: policy, site: site, body: .inline(data), modified: now),
+            mirrorsDisk: false, limit: limit)
     }
 
     /// Forwards a request the cache does not serve (`OPTIONS`, `TRACE`).
     func forward() async throws -> CachedResponse {
         let response = try await origin(request)
-        return CachedResponse(status: response.status, headers: response.headers, body: response.body, outcome: .miss,
-                              networkHeaders: response.headers)
+        return CachedResponse(
+            status: response.status, headers: response.headers, body: response.body, outcome: .miss,
+            networkHeaders: response.headers)
     }
 
     /// Forwards an unsafe request; on success invalidates what it may have changed (RFC 9111 §4.4).
@@ -430,18 +474,21 @@ private struct CacheExchange: Sendable {
             invalidate(urlKey)
             for name in ["Location", "Content-Location"] {
                 guard let value = response.headers.first(named: name),
-                      let target = URL(string: value, relativeTo: request.url)?.absoluteURL,
-                      Self.sameOrigin(target, request.url) else { continue }
+                    let target = URL(string: value, relativeTo: request.url)?.absoluteURL,
+                    Self.sameOrigin(target, request.url)
+                else { continue }
                 invalidate(CachePolicy.cacheURL(target).absoluteString)
             }
         }
         if method == "POST" {
-            let policy = CachePolicy(request: request, status: response.status, headers: response.headers,
-                                     requestTime: requestTime, responseTime: now, options: options)
+            let policy = CachePolicy(
+                request: request, status: response.status, headers: response.headers,
+                requestTime: requestTime, responseTime: now, options: options)
             if policy.isStorable { store(policy, body: response.body) }
         }
-        return CachedResponse(status: response.status, headers: response.headers, body: response.body, outcome: .miss,
-                              networkHeaders: response.headers)
+        return CachedResponse(
+            status: response.status, headers: response.headers, body: response.body, outcome: .miss,
+            networkHeaders: response.headers)
     }
 
     func invalidate(_ url: String) {
@@ -463,8 +510,11 @@ private struct CacheExchange: Sendable {
     }
 
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
-        func port(_ url: URL) -> Int? { url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil) }
-        return a.scheme?.lowercased() == b.scheme?.lowercased() && Site.canonicalHost(of: a) == Site.canonicalHost(of: b)
+        func port(_ url: URL) -> Int? {
+            url.port ?? (url.scheme?.lowercased() == "https" ? 443 : url.scheme?.lowercased() == "http" ? 80 : nil)
+        }
+        return a.scheme?.lowercased() == b.scheme?.lowercased()
+            && Site.canonicalHost(of: a) == Site.canonicalHost(of: b)
             && port(a) == port(b)
     }
 
@@ -485,7 +535,8 @@ struct ByteRange: Sendable, Hashable {
         guard trimmed.lowercased().hasPrefix("bytes=") else { return nil }
         let spec = trimmed.dropFirst(6).trimmingHTTPWhitespace()
         guard !spec.contains(","), let dash = spec.firstIndex(of: "-") else { return nil }
-        let a = spec[..<dash].trimmingHTTPWhitespace(), b = spec[spec.index(after: dash)...].trimmingHTTPWhitespace()
+        let a = spec[..<dash].trimmingHTTPWhitespace()
+        let b = spec[spec.index(after: dash)...].trimmingHTTPWhitespace()
         if a.isEmpty {
             guard let n = Int64(b), n > 0 else { return nil }
             suffix = n
@@ -517,7 +568,8 @@ extension CacheBody {
 extension CachePolicy {
     /// The same policy with other options (those of the store's current settings).
     func with(options: Options) -> CachePolicy {
-        CachePolicy(method: method, url: url, status: status, headers: headers, requestTime: requestTime,
-                    responseTime: responseTime, variantKey: variantKey, isStorable: isStorable, options: options)
+        CachePolicy(
+            method: method, url: url, status: status, headers: headers, requestTime: requestTime,
+            responseTime: responseTime, variantKey: variantKey, isStorable: isStorable, options: options)
     }
 }

@@ -26,7 +26,8 @@ public enum HTTPDate {
     /// - Returns: the date, or `nil` when the value is not a valid HTTP date.
     public static func parse(_ text: String, now: Date = Date()) -> Date? {
         let bytes = Array(text.utf8)
-        var start = 0, end = bytes.count
+        var start = 0
+        var end = bytes.count
         while start < end, bytes[start] == 32 || bytes[start] == 9 { start += 1 }
         while end > start, bytes[end - 1] == 32 || bytes[end - 1] == 9 { end -= 1 }
         let s = Array(bytes[start..<end])
@@ -39,11 +40,12 @@ public enum HTTPDate {
     /// `Sun, 06 Nov 1994 08:49:37 GMT`
     private static func imfFixdate(_ s: [UInt8]) -> Date? {
         guard s.count == 29, index(of: s[0..<3], in: dayNames) != nil, s[3] == 44, s[4] == 32,
-              let day = number(s[5..<7]), s[7] == 32,
-              let month = index(of: s[8..<11], in: monthNames), s[11] == 32,
-              let year = number(s[12..<16]), s[16] == 32,
-              let seconds = timeOfDay(s[17..<25]), s[25] == 32,
-              matches(s[26..<29], "gmt") else { return nil }
+            let day = number(s[5..<7]), s[7] == 32,
+            let month = index(of: s[8..<11], in: monthNames), s[11] == 32,
+            let year = number(s[12..<16]), s[16] == 32,
+            let seconds = timeOfDay(s[17..<25]), s[25] == 32,
+            matches(s[26..<29], "gmt")
+        else { return nil }
         return make(year: year, month: month + 1, day: day, seconds: seconds)
     }
 
@@ -52,12 +54,14 @@ public enum HTTPDate {
         guard let comma = s.firstIndex(of: 44), index(of: s[0..<comma], in: longDayNames) != nil else { return nil }
         let rest = Array(s[(comma + 1)...])
         guard rest.count == 23, rest[0] == 32, let day = number(rest[1..<3]), rest[3] == 45,
-              let month = index(of: rest[4..<7], in: monthNames), rest[7] == 45,
-              let shortYear = number(rest[8..<10]), rest[10] == 32,
-              let seconds = timeOfDay(rest[11..<19]), rest[19] == 32,
-              matches(rest[20..<23], "gmt") else { return nil }
+            let month = index(of: rest[4..<7], in: monthNames), rest[7] == 45,
+            let shortYear = number(rest[8..<10]), rest[10] == 32,
+            let seconds = timeOfDay(rest[11..<19]), rest[19] == 32,
+            matches(rest[20..<23], "gmt")
+        else { return nil }
         // RFC 9110 §5.6.7: more than 50 years ahead means the most recent past year with these digits.
-        let (currentYear, _, _) = GregorianCalendar.date(days: GregorianCalendar.floorDivide(Int64(now.timeIntervalSince1970), 86400))
+        let (currentYear, _, _) = GregorianCalendar.date(
+            days: GregorianCalendar.floorDivide(Int64(now.timeIntervalSince1970), 86400))
         var year = Int(currentYear) / 100 * 100 + shortYear
         if year > Int(currentYear) + 50 { year -= 100 }
         return make(year: year, month: month + 1, day: day, seconds: seconds)
@@ -66,10 +70,19 @@ public enum HTTPDate {
     /// `Sun Nov  6 08:49:37 1994`
     private static func asctime(_ s: [UInt8]) -> Date? {
         guard s.count == 24, index(of: s[0..<3], in: dayNames) != nil, s[3] == 32,
-              let month = index(of: s[4..<7], in: monthNames), s[7] == 32 else { return nil }
+            let month = index(of: s[4..<7], in: monthNames), s[7] == 32
+        else { return nil }
         let day: Int
-        if s[8] == 32, let d = number(s[9..<10]) { day = d } else if let d = number(s[8..<10]) { day = d } else { return nil }
-        guard s[10] == 32, let seconds = timeOfDay(s[11..<19]), s[19] == 32, let year = number(s[20..<24]) else { return nil }
+        if s[8] == 32, let d = number(s[9..<10]) {
+            day = d
+        } else if let d = number(s[8..<10]) {
+            day = d
+        } else {
+            return nil
+        }
+        guard s[10] == 32, let seconds = timeOfDay(s[11..<19]), s[19] == 32, let year = number(s[20..<24]) else {
+            return nil
+        }
         return make(year: year, month: month + 1, day: day, seconds: seconds)
     }
 
@@ -77,13 +90,16 @@ public enum HTTPDate {
 
     private static let dayNames = ["Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"]
     private static let longDayNames = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
-    private static let monthNames = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+    private static let monthNames = [
+        "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+    ]
 
     /// `HH:MM:SS` as seconds of the day.
     private static func timeOfDay(_ s: ArraySlice<UInt8>) -> Int? {
         let b = s.startIndex
         guard let h = number(s[b..<b + 2]), s[b + 2] == 58, let m = number(s[b + 3..<b + 5]), s[b + 5] == 58,
-              let sec = number(s[b + 6..<b + 8]), h < 24, m < 60, sec <= 60 else { return nil }
+            let sec = number(s[b + 6..<b + 8]), h < 24, m < 60, sec <= 60
+        else { return nil }
         return h * 3600 + m * 60 + min(sec, 59)
     }
 
@@ -106,7 +122,8 @@ public enum HTTPDate {
 
     private static func make(year: Int, month: Int, day: Int, seconds: Int) -> Date? {
         guard (1...12).contains(month), day >= 1,
-              day <= GregorianCalendar.daysInMonth(Int64(month), year: Int64(year)) else { return nil }
+            day <= GregorianCalendar.daysInMonth(Int64(month), year: Int64(year))
+        else { return nil }
         let days = GregorianCalendar.days(year: Int64(year), month: Int64(month), day: Int64(day))
         return Date(timeIntervalSince1970: TimeInterval(days * 86400 + Int64(seconds)))
     }

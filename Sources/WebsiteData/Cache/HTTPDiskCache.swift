@@ -40,11 +40,15 @@ final class HTTPDiskCache: Sendable {
     private func existingFolder() throws -> URL {
         guard let folder else { throw CocoaError(.fileNoSuchFile) }
         var isDirectory: ObjCBool = false
-        if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue { return folder }
+        if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue {
+            return folder
+        }
         do {
-            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw StoreError.cannotOpen(path: folder.path, detail: "cannot create the cache folder (\(error.localizedDescription))")
+            throw StoreError.cannotOpen(
+                path: folder.path, detail: "cannot create the cache folder (\(error.localizedDescription))")
         }
         chmod(folder.path, 0o700)
         return folder
@@ -67,19 +71,25 @@ final class HTTPDiskCache: Sendable {
     func entries(for resource: CacheResourceKey) throws -> [CacheEntry] {
         guard isEnabled else { return [] }
         return try database.read { db in
-            try db.rows("""
+            try db.rows(
+                """
                 SELECT id, variant, site, status, headers, request_time, response_time, body, body_file, body_size, modified
                 FROM http_cache WHERE partition_key = ? AND method = ? AND url = ? ORDER BY response_time DESC
-                """, [.text(resource.partition), .text(resource.method), .text(resource.url)]) { row in
-                let key = CacheEntryKey(partition: resource.partition, method: resource.method, url: resource.url, variant: row.string(1))
-                let policy = CachePolicy(method: resource.method, url: URL(string: resource.url)!, status: Int(row.int(3)),
-                                         headers: HTTPHeaders(serialized: row.string(4)),
-                                         requestTime: Date(timeIntervalSince1970: row.double(5)),
-                                         responseTime: Date(timeIntervalSince1970: row.double(6)),
-                                         variantKey: row.string(1), options: CachePolicy.Options())
-                let body: StoredBody = row.isNull(8) ? .inline(Data(row.blob(7))) : .file(name: row.string(8), size: row.int(9))
-                return CacheEntry(key: key, policy: policy, site: row.string(2), body: body,
-                                  modified: Date(timeIntervalSince1970: row.double(10)), diskID: row.int(0))
+                """, [.text(resource.partition), .text(resource.method), .text(resource.url)]
+            ) { row in
+                let key = CacheEntryKey(
+                    partition: resource.partition, method: resource.method, url: resource.url, variant: row.string(1))
+                let policy = CachePolicy(
+                    method: resource.method, url: URL(string: resource.url)!, status: Int(row.int(3)),
+                    headers: HTTPHeaders(serialized: row.string(4)),
+                    requestTime: Date(timeIntervalSince1970: row.double(5)),
+                    responseTime: Date(timeIntervalSince1970: row.double(6)),
+                    variantKey: row.string(1), options: CachePolicy.Options())
+                let body: StoredBody =
+                    row.isNull(8) ? .inline(Data(row.blob(7))) : .file(name: row.string(8), size: row.int(9))
+                return CacheEntry(
+                    key: key, policy: policy, site: row.string(2), body: body,
+                    modified: Date(timeIntervalSince1970: row.double(10)), diskID: row.int(0))
             }
         }
     }
@@ -120,23 +130,27 @@ final class HTTPDiskCache: Sendable {
         }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         let pending = touched.withLock { $0 }
-        let sql = "SELECT id, partition_key, method, url, variant, site, status, headers, request_time, response_time, "
+        let sql =
+            "SELECT id, partition_key, method, url, variant, site, status, headers, request_time, response_time, "
             + "body_file, body_size, size, created, modified, last_access FROM http_cache" + whereClause
             + " ORDER BY site, url, partition_key, method, variant"
         return try database.read { db in
             try db.rows(sql, values) { row in
                 let id = row.int(0)
-                let key = CacheEntryKey(partition: row.string(1), method: row.string(2), url: row.string(3), variant: row.string(4))
-                let policy = CachePolicy(method: key.method, url: URL(string: key.url) ?? URL(fileURLWithPath: "/"),
-                                         status: Int(row.int(6)), headers: HTTPHeaders(serialized: row.string(7)),
-                                         requestTime: Date(timeIntervalSince1970: row.double(8)),
-                                         responseTime: Date(timeIntervalSince1970: row.double(9)),
-                                         variantKey: key.variant, options: options)
-                return Row(id: id, key: key, site: row.string(5), policy: policy, bodySize: row.int(11),
-                           bodyFile: row.optionalString(10), size: row.int(12),
-                           created: Date(timeIntervalSince1970: row.double(13)),
-                           modified: Date(timeIntervalSince1970: row.double(14)),
-                           lastAccess: Date(timeIntervalSince1970: max(row.double(15), pending[id] ?? 0)))
+                let key = CacheEntryKey(
+                    partition: row.string(1), method: row.string(2), url: row.string(3), variant: row.string(4))
+                let policy = CachePolicy(
+                    method: key.method, url: URL(string: key.url) ?? URL(fileURLWithPath: "/"),
+                    status: Int(row.int(6)), headers: HTTPHeaders(serialized: row.string(7)),
+                    requestTime: Date(timeIntervalSince1970: row.double(8)),
+                    responseTime: Date(timeIntervalSince1970: row.double(9)),
+                    variantKey: key.variant, options: options)
+                return Row(
+                    id: id, key: key, site: row.string(5), policy: policy, bodySize: row.int(11),
+                    bodyFile: row.optionalString(10), size: row.int(12),
+                    created: Date(timeIntervalSince1970: row.double(13)),
+                    modified: Date(timeIntervalSince1970: row.double(14)),
+                    lastAccess: Date(timeIntervalSince1970: max(row.double(15), pending[id] ?? 0)))
             }
         }
     }
@@ -172,7 +186,8 @@ final class HTTPDiskCache: Sendable {
     /// A new, empty, owner-only file in the cache folder for a body being received.
     func makeTemporaryFile() throws -> URL {
         let url = try newTemporaryName()
-        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
         return url
@@ -190,7 +205,9 @@ final class HTTPDiskCache: Sendable {
     ///
     /// - Returns: the stored entry, or `nil` when it is larger than a quarter of the limit.
     @discardableResult
-    func store(key: CacheEntryKey, policy: CachePolicy, site: String, body: CacheBody, maxSize: Int64) throws -> CacheEntry? {
+    func store(key: CacheEntryKey, policy: CachePolicy, site: String, body: CacheBody, maxSize: Int64) throws
+        -> CacheEntry?
+    {
         guard isEnabled else { return nil }
         let now = clock()
         let bodySize = body.byteCount
@@ -206,7 +223,10 @@ final class HTTPDiskCache: Sendable {
         case .data(let data):
             let name = UUID().uuidString.lowercased()
             let target = try existingFolder().appendingPathComponent(name)
-            guard FileManager.default.createFile(atPath: target.path, contents: data, attributes: [.posixPermissions: 0o600]) else {
+            guard
+                FileManager.default.createFile(
+                    atPath: target.path, contents: data, attributes: [.posixPermissions: 0o600])
+            else {
                 throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path])
             }
             newFile = target
@@ -229,8 +249,10 @@ final class HTTPDiskCache: Sendable {
                 try Self.persistAccess(pending, db)
                 // The entry this one replaces, and the variants of the URL that varied on other fields.
                 var files: [String] = []
-                let existing = try db.rows("SELECT id, variant, body_file FROM http_cache WHERE partition_key = ? AND method = ? AND url = ?",
-                                           [.text(key.partition), .text(key.method), .text(key.url)]) {
+                let existing = try db.rows(
+                    "SELECT id, variant, body_file FROM http_cache WHERE partition_key = ? AND method = ? AND url = ?",
+                    [.text(key.partition), .text(key.method), .text(key.url)]
+                ) {
                     ($0.int(0), $0.string(1), $0.optionalString(2))
                 }
                 for (id, variant, file) in existing where key.supersedes(variant: variant) {
@@ -240,18 +262,27 @@ final class HTTPDiskCache: Sendable {
                 let inline: DatabaseValue
                 let fileName: DatabaseValue
                 switch stored {
-                case .inline(let data): inline = .blob(Array(data)); fileName = .null
-                case .file(let name, _): inline = .null; fileName = .text(name)
+                case .inline(let data):
+                    inline = .blob(Array(data))
+                    fileName = .null
+                case .file(let name, _):
+                    inline = .null
+                    fileName = .text(name)
                 }
                 let t = DatabaseValue.real(now.timeIntervalSince1970)
-                try db.execute("""
+                try db.execute(
+                    """
                     INSERT INTO http_cache (site, partition_key, method, url, variant, status, headers, request_time,
                         response_time, body, body_file, body_size, size, created, modified, last_access)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """, [.text(site), .text(key.partition), .text(key.method), .text(key.url), .text(key.variant),
-                          .integer(Int64(policy.status)), .text(headerText),
-                          .real(policy.requestTime.timeIntervalSince1970), .real(policy.responseTime.timeIntervalSince1970),
-                          inline, fileName, .integer(bodySize), .integer(size), t, t, t])
+                    """,
+                    [
+                        .text(site), .text(key.partition), .text(key.method), .text(key.url), .text(key.variant),
+                        .integer(Int64(policy.status)), .text(headerText),
+                        .real(policy.requestTime.timeIntervalSince1970),
+                        .real(policy.responseTime.timeIntervalSince1970),
+                        inline, fileName, .integer(bodySize), .integer(size), t, t, t,
+                    ])
                 let id = try db.scalar("SELECT last_insert_rowid()")?.int64
                 rowID.withLock { $0 = id }
                 files += try Self.evict(maxSize: try CacheSettings.maxSize(db), db)
@@ -274,11 +305,16 @@ final class HTTPDiskCache: Sendable {
         let size = Int64(url.utf8.count + policy.headers.byteCount) + bodySize
         let headerText = policy.headers.serialized
         try database.write(changes: [ChangeLogEntry(.diskCache, site: site)]) { db in
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE http_cache SET headers = ?, status = ?, request_time = ?, response_time = ?, size = ?,
                     modified = ?, last_access = ? WHERE id = ?
-                """, [.text(headerText), .integer(Int64(policy.status)), .real(policy.requestTime.timeIntervalSince1970),
-                      .real(policy.responseTime.timeIntervalSince1970), .integer(size), .real(now), .real(now), .integer(id)])
+                """,
+                [
+                    .text(headerText), .integer(Int64(policy.status)), .real(policy.requestTime.timeIntervalSince1970),
+                    .real(policy.responseTime.timeIntervalSince1970), .integer(size), .real(now), .real(now),
+                    .integer(id),
+                ])
         }
     }
 
@@ -289,8 +325,10 @@ final class HTTPDiskCache: Sendable {
         try database.write(changes: sites.map { ChangeLogEntry(.diskCache, site: $0) }) { db in
             var names: [String] = []
             for id in ids {
-                names += try db.rows("DELETE FROM http_cache WHERE id = ? RETURNING body_file", [.integer(id)]) { $0.optionalString(0) }
-                    .compactMap { $0 }
+                names += try db.rows("DELETE FROM http_cache WHERE id = ? RETURNING body_file", [.integer(id)]) {
+                    $0.optionalString(0)
+                }
+                .compactMap { $0 }
             }
             files.withLock { $0 = names }
         }
@@ -306,7 +344,9 @@ final class HTTPDiskCache: Sendable {
         guard !sites.isEmpty else { return }
         let files = Locked<[String]>([])
         try database.write(changes: sites.map { ChangeLogEntry(.diskCache, site: $0) }) { db in
-            let names = try db.rows("DELETE FROM http_cache WHERE url = ? RETURNING body_file", [.text(url)]) { $0.optionalString(0) }
+            let names = try db.rows("DELETE FROM http_cache WHERE url = ? RETURNING body_file", [.text(url)]) {
+                $0.optionalString(0)
+            }
             let kept = names.compactMap { $0 }
             files.withLock { $0 = kept }
         }
@@ -340,7 +380,8 @@ final class HTTPDiskCache: Sendable {
 
     static func persistAccess(_ times: [Int64: Double], _ db: DatabaseConnection) throws {
         for (id, time) in times {
-            try db.execute("UPDATE http_cache SET last_access = max(last_access, ?) WHERE id = ?", [.real(time), .integer(id)])
+            try db.execute(
+                "UPDATE http_cache SET last_access = max(last_access, ?) WHERE id = ?", [.real(time), .integer(id)])
         }
     }
 
@@ -367,9 +408,10 @@ final class HTTPDiskCache: Sendable {
         guard let folder else { return }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         guard !names.isEmpty else { return }
-        let referenced = Set(try database.read { db in
-            try db.rows("SELECT body_file FROM http_cache WHERE body_file IS NOT NULL") { $0.string(0) }
-        })
+        let referenced = Set(
+            try database.read { db in
+                try db.rows("SELECT body_file FROM http_cache WHERE body_file IS NOT NULL") { $0.string(0) }
+            })
         let cutoff = Date().addingTimeInterval(-Self.orphanGracePeriod)
         for name in names where !referenced.contains(name) {
             let url = folder.appendingPathComponent(name)
@@ -388,9 +430,10 @@ extension HTTPDiskCache: WebsiteDataComponent {
 
     func siteSizes() throws -> [String: Int64] {
         guard isEnabled else { return [:] }
-        return Dictionary(try database.read { db in
-            try db.rows("SELECT site, sum(size) FROM http_cache GROUP BY site") { ($0.string(0), $0.int(1)) }
-        }, uniquingKeysWith: +)
+        return Dictionary(
+            try database.read { db in
+                try db.rows("SELECT site, sum(size) FROM http_cache GROUP BY site") { ($0.string(0), $0.int(1)) }
+            }, uniquingKeysWith: +)
     }
 
     /// Removes the matching entries (rows first, in one transaction, then their body files).
@@ -409,11 +452,15 @@ extension HTTPDiskCache: WebsiteDataComponent {
         }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         if dryRun {
-            return Set(try database.read { db in
-                try db.rows("SELECT DISTINCT site FROM http_cache" + whereClause, values) { $0.string(0) }
-            })
+            return Set(
+                try database.read { db in
+                    try db.rows("SELECT DISTINCT site FROM http_cache" + whereClause, values) { $0.string(0) }
+                })
         }
-        let log = filter.sites.map { $0.sorted().map { ChangeLogEntry(.diskCache, site: $0) } } ?? [ChangeLogEntry(.diskCache, site: "*")]
+        let log =
+            filter.sites.map { $0.sorted().map { ChangeLogEntry(.diskCache, site: $0) } } ?? [
+                ChangeLogEntry(.diskCache, site: "*")
+            ]
         let (sites, files) = try database.writeNow(changes: log) { db -> (Set<String>, [String]) in
             let rows = try db.rows("DELETE FROM http_cache" + whereClause + " RETURNING site, body_file", values) {
                 ($0.string(0), $0.optionalString(1))

@@ -5,7 +5,8 @@
 /// spelling it was received with. `subscript(name)` combines repeated fields with `", "`, as
 /// Fetch's `Headers.get` does, which is how list-valued fields (RFC 9110 §5.3) are read.
 public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral,
-    CustomStringConvertible {
+    CustomStringConvertible
+{
     /// One header field: a name and a value.
     public struct Field: Sendable, Hashable, CustomStringConvertible {
         /// The field name, as written (`Cache-Control`, `etag`, …).
@@ -157,7 +158,8 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByArrayLiter
 
     /// Whether two names are equal ignoring ASCII case.
     static func namesEqual(_ a: String, _ b: String) -> Bool {
-        let x = a.utf8, y = b.utf8
+        let x = a.utf8
+        let y = b.utf8
         guard x.count == y.count else { return false }
         for (c, d) in zip(x, y) where c != d {
             let lc = c >= 65 && c <= 90 ? c + 32 : c

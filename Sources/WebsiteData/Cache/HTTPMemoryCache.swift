@@ -94,10 +94,13 @@ final class HTTPMemoryCache: Sendable {
         state.withLock { s in
             refresh(&s)
             let created = s.entries[entry.key]?.created ?? now
-            for key in s.variants[entry.key.resource] ?? [] where entry.key.supersedes(variant: key.variant) { remove(key, &s) }
+            for key in s.variants[entry.key.resource] ?? [] where entry.key.supersedes(variant: key.variant) {
+                remove(key, &s)
+            }
             // One entry may take at most an eighth of the cache, so that it cannot empty it.
             guard case .inline = entry.body, limit > 0, size <= limit / 8 else { return }
-            s.entries[entry.key] = Item(entry: entry, size: size, mirrorsDisk: mirrorsDisk, created: created, lastAccess: now)
+            s.entries[entry.key] = Item(
+                entry: entry, size: size, mirrorsDisk: mirrorsDisk, created: created, lastAccess: now)
             s.variants[entry.key.resource, default: []].insert(entry.key)
             s.order.touch(entry.key)
             s.bytes += size
@@ -214,7 +217,8 @@ extension HTTPMemoryCache: WebsiteDataComponent {
         }
         if !dryRun {
             let since = filter.modifiedSince
-            let log = filter.sites.map { $0.sorted().map { ChangeLogEntry(.memoryCache, site: $0, since: since) } }
+            let log =
+                filter.sites.map { $0.sorted().map { ChangeLogEntry(.memoryCache, site: $0, since: since) } }
                 ?? [ChangeLogEntry(.memoryCache, site: "*", since: since)]
             try database.write(changes: log) { _ in }
         }

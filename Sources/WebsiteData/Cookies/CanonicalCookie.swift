@@ -32,7 +32,8 @@ enum CanonicalCookie {
         /// The facts through `URL`'s own accessors, for URLs `Site.requestParts` does not read.
         init?(throughFoundation url: URL) {
             guard let host = Site.foundationCanonicalHost(of: url) else { return nil }
-            self.init(host: host, isSecureOrigin: Site.isSecureOrigin(url, host: host), path: url.path(percentEncoded: true))
+            self.init(
+                host: host, isSecureOrigin: Site.isSecureOrigin(url, host: host), path: url.path(percentEncoded: true))
         }
 
         private init(host: String, isSecureOrigin: Bool, path: String) {
@@ -44,9 +45,12 @@ enum CanonicalCookie {
 
         /// Calls `body` with these facts' bytes.
         func withBytes<R>(_ body: (RequestBytes) throws -> R) rethrows -> R {
-            var host = host, path = path
+            var host = host
+            var path = path
             return try host.withUTF8 { host in
-                try path.withUTF8 { path in try body(RequestBytes(host: host, path: path, isSecureOrigin: isSecureOrigin)) }
+                try path.withUTF8 { path in
+                    try body(RequestBytes(host: host, path: path, isSecureOrigin: isSecureOrigin))
+                }
             }
         }
     }
@@ -65,7 +69,8 @@ enum CanonicalCookie {
         @inline(__always)
         static func with<R>(_ url: URL, _ body: (RequestBytes) throws -> R) rethrows -> R? {
             let quick = try Site.withRequestBytes(of: url) { host, path, secure in
-                try path.isEmpty ? withRoot { try body(RequestBytes(host: host, path: $0, isSecureOrigin: secure)) }
+                try path.isEmpty
+                    ? withRoot { try body(RequestBytes(host: host, path: $0, isSecureOrigin: secure)) }
                     : body(RequestBytes(host: host, path: path, isSecureOrigin: secure))
             }
             if let quick { return quick }
@@ -80,8 +85,10 @@ enum CanonicalCookie {
         }
     }
 
-    static func make(_ parsed: ParsedCookie, request: RequestFacts, url: URL, context: CookieRequestContext,
-                     api: CookieAPI, now: Date) -> Result<Outcome, CookieRejection> {
+    static func make(
+        _ parsed: ParsedCookie, request: RequestFacts, url: URL, context: CookieRequestContext,
+        api: CookieAPI, now: Date
+    ) -> Result<Outcome, CookieRejection> {
         let name = parsed.name
         func refuse(_ reason: CookieRejection.Reason) -> Result<Outcome, CookieRejection> {
             .failure(CookieRejection(reason, name: name))
@@ -90,7 +97,9 @@ enum CanonicalCookie {
         // 5.7 step 3–5: expiry from Max-Age, else Expires, capped at 400 days.
         var expires: Date?
         if let maxAge = parsed.maxAge {
-            expires = maxAge <= 0 ? Date(timeIntervalSince1970: 0)
+            expires =
+                maxAge <= 0
+                ? Date(timeIntervalSince1970: 0)
                 : now.addingTimeInterval(min(TimeInterval(maxAge), CookieRules.maxAgeCap))
         } else if let date = parsed.expires {
             expires = min(date, now.addingTimeInterval(CookieRules.maxAgeCap))
@@ -154,9 +163,10 @@ enum CanonicalCookie {
             partitionKey = (context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?.description ?? ""
         }
 
-        let cookie = Cookie(name: name, value: parsed.value, domain: domain, path: path, isHostOnly: hostOnly,
-                            isSecure: parsed.secure, isHTTPOnly: parsed.httpOnly, sameSite: parsed.sameSite,
-                            partitionKey: partitionKey, expires: expires, created: now, lastAccess: now, modified: now)
+        let cookie = Cookie(
+            name: name, value: parsed.value, domain: domain, path: path, isHostOnly: hostOnly,
+            isSecure: parsed.secure, isHTTPOnly: parsed.httpOnly, sameSite: parsed.sameSite,
+            partitionKey: partitionKey, expires: expires, created: now, lastAccess: now, modified: now)
         return .success(Outcome(cookie: cookie, now: now))
     }
 
@@ -170,7 +180,9 @@ enum CanonicalCookie {
             cookie.domain.removeFirst()
             cookie.isHostOnly = false
         }
-        guard let ascii = Site.asciiDomain(cookie.domain) else { return .failure(CookieRejection(.malformed, name: name)) }
+        guard let ascii = Site.asciiDomain(cookie.domain) else {
+            return .failure(CookieRejection(.malformed, name: name))
+        }
         cookie.domain = ascii
         if cookie.name.utf8.count + cookie.value.utf8.count > CookieRules.maxNameValueBytes
             || (cookie.name.isEmpty && cookie.value.isEmpty)
@@ -178,22 +190,29 @@ enum CanonicalCookie {
             || containsControl(cookie.name) || containsControl(cookie.value)
             || cookie.name.contains(";") || cookie.name.contains("=") || cookie.value.contains(";")
             || cookie.path.utf8.count > CookieRules.maxAttributeValueBytes
-            || cookie.domain.utf8.count > CookieRules.maxAttributeValueBytes {
+            || cookie.domain.utf8.count > CookieRules.maxAttributeValueBytes
+        {
             return .failure(CookieRejection(.malformed, name: name))
         }
         if !cookie.path.hasPrefix("/") { cookie.path = "/" }
-        if !cookie.isHostOnly && Site.isPublicSuffix(cookie.domain) { return .failure(CookieRejection(.publicSuffixDomain, name: name)) }
+        if !cookie.isHostOnly && Site.isPublicSuffix(cookie.domain) {
+            return .failure(CookieRejection(.publicSuffixDomain, name: name))
+        }
         if cookie.isHTTPOnly && api == .nonHTTP { return .failure(CookieRejection(.httpOnlyFromScript, name: name)) }
         if cookie.sameSite == .none && !cookie.isSecure { return .failure(CookieRejection(.sameSite, name: name)) }
         let prefixed = name.isEmpty ? cookie.value : name
-        if hasPrefix(prefixed, "__secure-") && !cookie.isSecure { return .failure(CookieRejection(.prefix, name: name)) }
+        if hasPrefix(prefixed, "__secure-") && !cookie.isSecure {
+            return .failure(CookieRejection(.prefix, name: name))
+        }
         if hasPrefix(prefixed, "__host-") && (!cookie.isSecure || !cookie.isHostOnly || cookie.path != "/") {
             return .failure(CookieRejection(.prefix, name: name))
         }
         if name.isEmpty && (hasPrefix(cookie.value, "__secure-") || hasPrefix(cookie.value, "__host-")) {
             return .failure(CookieRejection(.prefix, name: name))
         }
-        if !cookie.partitionKey.isEmpty && !cookie.isSecure { return .failure(CookieRejection(.partitioned, name: name)) }
+        if !cookie.partitionKey.isEmpty && !cookie.isSecure {
+            return .failure(CookieRejection(.partitioned, name: name))
+        }
         if let expires = cookie.expires {
             let cap = max(now, cookie.modified).addingTimeInterval(CookieRules.maxAgeCap)
             if expires > cap { cookie.expires = cap }
@@ -208,7 +227,8 @@ enum CanonicalCookie {
     static func domainMatches(_ host: String, _ domain: String) -> Bool {
         if host == domain { return true }
         // Compared as bytes: Foundation's `hasSuffix` goes through NSString and costs microseconds.
-        let hostCount = host.utf8.count, domainCount = domain.utf8.count
+        let hostCount = host.utf8.count
+        let domainCount = domain.utf8.count
         guard hostCount > domainCount else { return false }
         let h = host.utf8
         return h[h.index(h.startIndex, offsetBy: hostCount - domainCount - 1)] == UInt8(ascii: ".")
@@ -231,7 +251,9 @@ enum CanonicalCookie {
 
     /// 5.1.4: the default path of a request path.
     static func defaultPath(_ uriPath: String) -> String {
-        guard uriPath.hasPrefix("/"), let last = uriPath.lastIndex(of: "/"), last != uriPath.startIndex else { return "/" }
+        guard uriPath.hasPrefix("/"), let last = uriPath.lastIndex(of: "/"), last != uriPath.startIndex else {
+            return "/"
+        }
         return String(uriPath[..<last])
     }
 
@@ -239,7 +261,8 @@ enum CanonicalCookie {
     @inline(__always)
     static func pathMatches(_ requestPath: String, _ cookiePath: String) -> Bool {
         if requestPath == cookiePath { return true }
-        let requestCount = requestPath.utf8.count, cookieCount = cookiePath.utf8.count
+        let requestCount = requestPath.utf8.count
+        let cookieCount = cookiePath.utf8.count
         guard requestCount > cookieCount, bytes(of: requestPath, at: 0, equal: cookiePath) else { return false }
         if cookiePath.utf8.last == UInt8(ascii: "/") { return true }
         let r = requestPath.utf8
@@ -247,7 +270,8 @@ enum CanonicalCookie {
     }
 
     private static func hasPrefix(_ string: String, _ lowerPrefix: String) -> Bool {
-        let s = string.utf8, p = lowerPrefix.utf8
+        let s = string.utf8
+        let p = lowerPrefix.utf8
         guard s.count >= p.count else { return false }
         return zip(s, p).allSatisfy { a, b in (a | 0x20) == b || a == b }
     }
@@ -258,9 +282,12 @@ enum CanonicalCookie {
     /// `setCookie`) is checked as if its domain had set it, so it needs a domain that can.
     private static func isHostName(_ domain: String) -> Bool {
         !domain.utf8.contains { byte in
-            byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%") || byte == UInt8(ascii: "/")
-                || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "@")
-                || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "]") || byte == UInt8(ascii: "^")
+            byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%")
+                || byte == UInt8(ascii: "/")
+                || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "?")
+                || byte == UInt8(ascii: "@")
+                || byte == UInt8(ascii: "[") || byte == UInt8(ascii: "\\") || byte == UInt8(ascii: "]")
+                || byte == UInt8(ascii: "^")
                 || byte == UInt8(ascii: "|")
         }
     }

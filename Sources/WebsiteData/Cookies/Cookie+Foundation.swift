@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 extension Cookie {
@@ -19,9 +20,10 @@ extension Cookie {
         case "none": sameSite = .none
         default: sameSite = .unspecified
         }
-        self.init(name: cookie.name, value: cookie.value, domain: domain, path: cookie.path.isEmpty ? "/" : cookie.path,
-                  isHostOnly: hostOnly, isSecure: cookie.isSecure, isHTTPOnly: cookie.isHTTPOnly, sameSite: sameSite,
-                  expires: cookie.isSessionOnly ? nil : cookie.expiresDate, created: now)
+        self.init(
+            name: cookie.name, value: cookie.value, domain: domain, path: cookie.path.isEmpty ? "/" : cookie.path,
+            isHostOnly: hostOnly, isSecure: cookie.isSecure, isHTTPOnly: cookie.isHTTPOnly, sameSite: sameSite,
+            expires: cookie.isSessionOnly ? nil : cookie.expiresDate, created: now)
     }
 
     /// Foundation's `HTTPCookiePropertyKey.sameSitePolicy` ("SameSite"), spelled out: Linux's

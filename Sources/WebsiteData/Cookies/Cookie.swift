@@ -30,10 +30,12 @@ public struct Cookie: Sendable, Hashable, Codable {
     public var modified: Date
 
     /// Creates a cookie. Use `HTTPCookieStore.setCookie(_:)` to store one: it applies the same rules as `Set-Cookie`.
-    public init(name: String, value: String, domain: String, path: String = "/", isHostOnly: Bool = true,
-                isSecure: Bool = false, isHTTPOnly: Bool = false, sameSite: CookieSameSite = .unspecified,
-                partitionKey: String = "", expires: Date? = nil, created: Date = Date(),
-                lastAccess: Date? = nil, modified: Date? = nil) {
+    public init(
+        name: String, value: String, domain: String, path: String = "/", isHostOnly: Bool = true,
+        isSecure: Bool = false, isHTTPOnly: Bool = false, sameSite: CookieSameSite = .unspecified,
+        partitionKey: String = "", expires: Date? = nil, created: Date = Date(),
+        lastAccess: Date? = nil, modified: Date? = nil
+    ) {
         self.name = name
         self.value = value
         self.domain = domain
@@ -53,7 +55,9 @@ public struct Cookie: Sendable, Hashable, Codable {
     public var isSession: Bool { expires == nil }
 
     /// The identity of a cookie in a store: two cookies with the same key replace each other.
-    public var key: CookieKey { CookieKey(name: name, domain: domain, isHostOnly: isHostOnly, path: path, partitionKey: partitionKey) }
+    public var key: CookieKey {
+        CookieKey(name: name, domain: domain, isHostOnly: isHostOnly, path: path, partitionKey: partitionKey)
+    }
 
     /// Whether `other` has this cookie's key (byte for byte), compared in place: building the
     /// two keys to compare them copies four strings each.

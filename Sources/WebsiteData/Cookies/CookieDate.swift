@@ -127,9 +127,9 @@ enum CookieDate {
 
         // Step 5: validation.
         guard foundTime, foundDay, foundMonth, foundYear,
-              day >= 1, day <= 31,
-              year >= 1601,
-              hour <= 23, minute <= 59, second <= 59
+            day >= 1, day <= 31,
+            year >= 1601,
+            hour <= 23, minute <= 59, second <= 59
         else { return nil }
 
         // Step 6: the date must exist (e.g. no 31 April, no 29 Feb 2023).
@@ -171,7 +171,7 @@ enum CookieDate {
         }
         let date = GregorianCalendar.date(days: days)
         let civil = (year: Int(date.year), month: Int(date.month), day: Int(date.day))
-        var weekdayIndex = (days + 4) % 7  // 1970-01-01 was a Thursday.
+        var weekdayIndex = (days + 4) % 7 // 1970-01-01 was a Thursday.
         if weekdayIndex < 0 { weekdayIndex += 7 }
 
         let hour = Int(secondsOfDay / 3_600)
@@ -277,7 +277,7 @@ enum CookieDate {
         _ token: UnsafeBufferPointer<UInt8>, minCount: Int, maxCount: Int
     ) -> Int? {
         guard let (value, end) = readDigits(token, from: 0, minCount: minCount, maxCount: maxCount),
-              end == token.count || !isDigit(token[end])
+            end == token.count || !isDigit(token[end])
         else { return nil }
         return value
     }
@@ -295,11 +295,11 @@ enum CookieDate {
     private static func matchTime(_ token: UnsafeBufferPointer<UInt8>) -> (Int, Int, Int)? {
         let colon = UInt8(ascii: ":")
         guard let hour = readDigits(token, from: 0, minCount: 1, maxCount: 2),
-              hour.end < token.count, token[hour.end] == colon,
-              let minute = readDigits(token, from: hour.end + 1, minCount: 1, maxCount: 2),
-              minute.end < token.count, token[minute.end] == colon,
-              let second = readDigits(token, from: minute.end + 1, minCount: 1, maxCount: 2),
-              second.end == token.count || !isDigit(token[second.end])
+            hour.end < token.count, token[hour.end] == colon,
+            let minute = readDigits(token, from: hour.end + 1, minCount: 1, maxCount: 2),
+            minute.end < token.count, token[minute.end] == colon,
+            let second = readDigits(token, from: minute.end + 1, minCount: 1, maxCount: 2),
+            second.end == token.count || !isDigit(token[second.end])
         else { return nil }
         return (hour.value, minute.value, second.value)
     }
@@ -319,18 +319,18 @@ enum CookieDate {
         let b = lowercase(token[1])
         let c = lowercase(token[2])
         switch (a, b, c) {
-        case (0x6A, 0x61, 0x6E): return 1  // jan
-        case (0x66, 0x65, 0x62): return 2  // feb
-        case (0x6D, 0x61, 0x72): return 3  // mar
-        case (0x61, 0x70, 0x72): return 4  // apr
-        case (0x6D, 0x61, 0x79): return 5  // may
-        case (0x6A, 0x75, 0x6E): return 6  // jun
-        case (0x6A, 0x75, 0x6C): return 7  // jul
-        case (0x61, 0x75, 0x67): return 8  // aug
-        case (0x73, 0x65, 0x70): return 9  // sep
-        case (0x6F, 0x63, 0x74): return 10  // oct
-        case (0x6E, 0x6F, 0x76): return 11  // nov
-        case (0x64, 0x65, 0x63): return 12  // dec
+        case (0x6A, 0x61, 0x6E): return 1 // jan
+        case (0x66, 0x65, 0x62): return 2 // feb
+        case (0x6D, 0x61, 0x72): return 3 // mar
+        case (0x61, 0x70, 0x72): return 4 // apr
+        case (0x6D, 0x61, 0x79): return 5 // may
+        case (0x6A, 0x75, 0x6E): return 6 // jun
+        case (0x6A, 0x75, 0x6C): return 7 // jul
+        case (0x61, 0x75, 0x67): return 8 // aug
+        case (0x73, 0x65, 0x70): return 9 // sep
+        case (0x6F, 0x63, 0x74): return 10 // oct
+        case (0x6E, 0x6F, 0x76): return 11 // nov
+        case (0x64, 0x65, 0x63): return 12 // dec
         default: return nil
         }
     }

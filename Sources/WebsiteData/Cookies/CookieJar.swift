@@ -52,14 +52,18 @@ struct CookieJar {
 
     /// Stores a canonical cookie, applying the rules that depend on cookies already stored
     /// (5.7 steps 14, 18, 22–24) and then the limits.
-    mutating func insert(_ new: Cookie, deletes: Bool, fromSecureOrigin: Bool, api: CookieAPI, now: Date,
-                         evict: Bool = true) -> Result<Insertion, CookieRejection> {
+    mutating func insert(
+        _ new: Cookie, deletes: Bool, fromSecureOrigin: Bool, api: CookieAPI, now: Date,
+        evict: Bool = true
+    ) -> Result<Insertion, CookieRejection> {
         var cookie = new
         let site = SiteKey(cookie.site)
         // Taken out of its slot so that changing it does not copy it, then put back (a site
         // left without cookies leaves the table).
         var bucket = sites.checkOut(site)
-        let outcome = insert(&cookie, into: &bucket.cookies, deletes: deletes, fromSecureOrigin: fromSecureOrigin, api: api, now: now, evict: evict)
+        let outcome = insert(
+            &cookie, into: &bucket.cookies, deletes: deletes, fromSecureOrigin: fromSecureOrigin, api: api, now: now,
+            evict: evict)
         sites.checkIn(bucket)
         guard !deletes, case .success(var result) = outcome else { return outcome }
         if evict && count > limits.maxTotal { evictGlobally(now: now, keeping: cookie, into: &result) }
@@ -67,8 +71,10 @@ struct CookieJar {
     }
 
     /// `insert` within the cookie's site, taken out of the table.
-    private mutating func insert(_ cookie: inout Cookie, into bucket: inout SiteCookies, deletes: Bool, fromSecureOrigin: Bool,
-                                 api: CookieAPI, now: Date, evict: Bool) -> Result<Insertion, CookieRejection> {
+    private mutating func insert(
+        _ cookie: inout Cookie, into bucket: inout SiteCookies, deletes: Bool, fromSecureOrigin: Bool,
+        api: CookieAPI, now: Date, evict: Bool
+    ) -> Result<Insertion, CookieRejection> {
         // Step 14: an insecure origin may not set a cookie that would shadow a Secure one.
         if !cookie.isSecure && !fromSecureOrigin && bucket.hasSecureCookie(shadowedBy: cookie, now: now) {
             return .failure(CookieRejection(.wouldOverwriteSecure, name: cookie.name))
@@ -163,7 +169,9 @@ struct CookieJar {
         let index = bucket.index(ofKey: cookie)
         switch logged.op {
         case .set:
-            if let index { bucket.replace(at: index, with: cookie) } else {
+            if let index {
+                bucket.replace(at: index, with: cookie)
+            } else {
                 bucket.append(cookie)
                 count += 1
             }
@@ -173,7 +181,9 @@ struct CookieJar {
                 count -= 1
             }
         case .access:
-            if let index, bucket.lastAccess(at: index) < cookie.lastAccess { bucket.setLastAccess(cookie.lastAccess, at: index) }
+            if let index, bucket.lastAccess(at: index) < cookie.lastAccess {
+                bucket.setLastAccess(cookie.lastAccess, at: index)
+            }
         }
     }
 
@@ -194,7 +204,9 @@ struct CookieJar {
                 case .delete:
                     if let index { bucket.remove(at: index) }
                 case .access:
-                    if let index, bucket[index].lastAccess < change.cookie.lastAccess { bucket[index].lastAccess = change.cookie.lastAccess }
+                    if let index, bucket[index].lastAccess < change.cookie.lastAccess {
+                        bucket[index].lastAccess = change.cookie.lastAccess
+                    }
                 }
             }
             return bucket
@@ -250,13 +262,19 @@ struct CookieJar {
 
     /// Over the per-site limit: the site's expired cookies, then its least recently used, ordered
     /// from the site's facts (an insertion into a full site copied all its cookies to order them).
-    private mutating func evictFromSite(_ bucket: inout SiteCookies, now: Date, keeping kept: Cookie?, into result: inout Insertion) {
+    private mutating func evictFromSite(
+        _ bucket: inout SiteCookies, now: Date, keeping kept: Cookie?, into result: inout Insertion
+    ) {
         let nowSeconds = now.timeIntervalSinceReferenceDate
         let keptIndex = kept.flatMap { bucket.index(ofKey: $0) }
         var victims = IndexSet()
         var candidates: [(index: Int, rank: SiteCookies.EvictionRank)] = []
         bucket.forEachEvictionFact { index, rank, expires in
-            if expires <= nowSeconds { victims.insert(index) } else if index != keptIndex { candidates.append((index, rank)) }
+            if expires <= nowSeconds {
+                victims.insert(index)
+            } else if index != keptIndex {
+                candidates.append((index, rank))
+            }
         }
         let excess = bucket.count - victims.count - limits.maxPerSite
         if excess > 0 {
@@ -275,7 +293,10 @@ struct CookieJar {
     /// nine tenths of the limit, so that eviction's cost is shared by many insertions.
     private mutating func evictGlobally(now: Date, keeping kept: Cookie?, into result: inout Insertion) {
         let expired = removeExpired(now: now)
-        for c in expired { result.evicted.append(c); result.changes.append(.delete(c)) }
+        for c in expired {
+            result.evicted.append(c)
+            result.changes.append(.delete(c))
+        }
         guard count > limits.maxTotal else { return }
         let target = max(0, limits.maxTotal - limits.maxTotal / 10)
         // Ordered by what eviction reads (Secure, last access), from the sites' facts: no cookie
@@ -294,13 +315,18 @@ struct CookieJar {
         }
         all.sort { $0.rank.evictsBefore($1.rank) }
         var victims: [Int: IndexSet] = [:]
-        for candidate in all.prefix(max(0, count - target)) { victims[candidate.slot, default: IndexSet()].insert(candidate.index) }
+        for candidate in all.prefix(max(0, count - target)) {
+            victims[candidate.slot, default: IndexSet()].insert(candidate.index)
+        }
         // Removed site by site in slot order, each site's in its order.
         for slot in occupied {
             guard let indices = victims[slot] else { continue }
             let removed = sites.update(slot: slot) { $0.remove(at: indices) }
             count -= removed.count
-            for c in removed { result.evicted.append(c); result.changes.append(.delete(c)) }
+            for c in removed {
+                result.evicted.append(c)
+                result.changes.append(.delete(c))
+            }
         }
     }
 
@@ -310,11 +336,15 @@ struct CookieJar {
     /// accessed. Calls `body` with them, read in place (a `Cookie` header needs only their
     /// names and values, not copies); `nil` for a site with no cookies. `linesAsked`: the lines
     /// the site's lookup reads have been asked for (see `SiteCookies.LookupHints`).
-    mutating func withMatches<R>(_ request: CanonicalCookie.RequestBytes, url: URL, slot: Int, context: CookieRequestContext,
-                                 api: CookieAPI, now: Date, linesAsked: Bool, touched: inout [Cookie],
-                                 _ body: (SiteCookies.Matches) -> R) -> R {
+    mutating func withMatches<R>(
+        _ request: CanonicalCookie.RequestBytes, url: URL, slot: Int, context: CookieRequestContext,
+        api: CookieAPI, now: Date, linesAsked: Bool, touched: inout [Cookie],
+        _ body: (SiteCookies.Matches) -> R
+    ) -> R {
         sites.withCookies(inSlot: slot) {
-            $0.withMatches(request, url: url, context: context, api: api, now: now, linesAsked: linesAsked, touched: &touched, body)
+            $0.withMatches(
+                request, url: url, context: context, api: api, now: now, linesAsked: linesAsked, touched: &touched, body
+            )
         }
     }
 
@@ -322,7 +352,7 @@ struct CookieJar {
     var all: [Cookie] {
         var all: [Cookie] = []
         all.reserveCapacity(count)
-        sites.forEach { _, bucket in all += bucket.cookies }
+        for slot in sites.occupiedSlots { all += sites.cookies(inSlot: slot).cookies }
         return all
     }
 }

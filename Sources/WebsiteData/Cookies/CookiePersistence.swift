@@ -7,26 +7,32 @@ import Foundation
 /// which puts one response's commit on the log's last page, whatever the sites; once enough
 /// entries follow the last fold, a commit folds them into the cookies table, in key order.
 enum CookiePersistence {
-    static let columns = "name, value, domain, path, host_only, secure, http_only, same_site, partition_key, expires, created, last_access, modified"
+    static let columns =
+        "name, value, domain, path, host_only, secure, http_only, same_site, partition_key, expires, created, last_access, modified"
 
     /// The settings key that says through which change-log entry the cookies table is up to date.
     static let foldedThroughKey = "cookies.folded_through"
 
     /// The cookie in the 13 columns of `columns`, from column `offset` of `row`.
     static func cookie(_ row: Row, from offset: Int32 = 0) -> Cookie {
-        Cookie(name: row.string(offset), value: row.string(offset + 1), domain: row.string(offset + 2), path: row.string(offset + 3),
-               isHostOnly: row.bool(offset + 4), isSecure: row.bool(offset + 5), isHTTPOnly: row.bool(offset + 6),
-               sameSite: CookieSameSite(rawValue: row.string(offset + 7)) ?? .unspecified, partitionKey: row.string(offset + 8),
-               expires: row.optionalDouble(offset + 9).map { Date(timeIntervalSince1970: $0) },
-               created: Date(timeIntervalSince1970: row.double(offset + 10)),
-               lastAccess: Date(timeIntervalSince1970: row.double(offset + 11)),
-               modified: Date(timeIntervalSince1970: row.double(offset + 12)))
+        Cookie(
+            name: row.string(offset), value: row.string(offset + 1), domain: row.string(offset + 2),
+            path: row.string(offset + 3),
+            isHostOnly: row.bool(offset + 4), isSecure: row.bool(offset + 5), isHTTPOnly: row.bool(offset + 6),
+            sameSite: CookieSameSite(rawValue: row.string(offset + 7)) ?? .unspecified,
+            partitionKey: row.string(offset + 8),
+            expires: row.optionalDouble(offset + 9).map { Date(timeIntervalSince1970: $0) },
+            created: Date(timeIntervalSince1970: row.double(offset + 10)),
+            lastAccess: Date(timeIntervalSince1970: row.double(offset + 11)),
+            modified: Date(timeIntervalSince1970: row.double(offset + 12)))
     }
 
     /// The logged cookie change of a change-log row whose `op` is column `opAt`, followed by
     /// the cookie's columns; `nil` for an entry that is not a cookie change.
     static func loggedCookie(_ row: Row, opAt index: Int32) -> LoggedCookie? {
-        guard !row.isNull(index), let op = LoggedCookie.Op(rawValue: row.int(index)), !row.isNull(index + 1) else { return nil }
+        guard !row.isNull(index), let op = LoggedCookie.Op(rawValue: row.int(index)), !row.isNull(index + 1) else {
+            return nil
+        }
         return LoggedCookie(op: op, cookie: cookie(row, from: index + 1))
     }
 
@@ -64,7 +70,9 @@ enum CookiePersistence {
     static func loadAll(_ db: DatabaseConnection, limits: CookieLimits, refile: Bool = false) throws -> CookieJar {
         let folded = try foldedThrough(db)
         var logged: [String: [LoggedCookie]] = [:]
-        _ = try db.rows("SELECT op, \(columns) FROM change_log WHERE seq > ? AND op IS NOT NULL ORDER BY seq", [.integer(folded)]) { row in
+        _ = try db.rows(
+            "SELECT op, \(columns) FROM change_log WHERE seq > ? AND op IS NOT NULL ORDER BY seq", [.integer(folded)]
+        ) { row in
             if let change = loggedCookie(row, opAt: 0) { logged[change.cookie.site, default: []].append(change) }
         }
         // Sites whose logged changes were applied, should rows of theirs filed under another
@@ -161,19 +169,27 @@ enum CookiePersistence {
         let key = "site, domain, name, path, host_only, partition_key"
         let range: [DatabaseValue] = [.integer(after), .integer(through)]
         func any(_ op: LoggedCookie.Op) throws -> Bool {
-            try db.scalar("SELECT 1 FROM change_log WHERE seq > ?1 AND seq <= ?2 AND op = \(op.rawValue) LIMIT 1", range) != nil
+            try db.scalar(
+                "SELECT 1 FROM change_log WHERE seq > ?1 AND seq <= ?2 AND op = \(op.rawValue) LIMIT 1", range) != nil
         }
         if try any(.delete) {
             // The last set or delete of each cookie decides.
             let last = "SELECT max(seq) FROM change_log WHERE seq > ?1 AND seq <= ?2 AND op IN (1, 2) GROUP BY \(key)"
-            try db.execute("DELETE FROM cookies WHERE (\(key)) IN (SELECT \(key) FROM change_log WHERE seq IN (\(last)) AND op = 2)", range)
-            try db.execute("INSERT OR REPLACE INTO cookies (site, \(columns)) SELECT site, \(columns) FROM change_log WHERE seq IN (\(last)) AND op = 1 ORDER BY \(key)", range)
+            try db.execute(
+                "DELETE FROM cookies WHERE (\(key)) IN (SELECT \(key) FROM change_log WHERE seq IN (\(last)) AND op = 2)",
+                range)
+            try db.execute(
+                "INSERT OR REPLACE INTO cookies (site, \(columns)) SELECT site, \(columns) FROM change_log WHERE seq IN (\(last)) AND op = 1 ORDER BY \(key)",
+                range)
         } else {
             // Sets only: in log order, each replacing the one before it.
-            try db.execute("INSERT OR REPLACE INTO cookies (site, \(columns)) SELECT site, \(columns) FROM change_log WHERE seq > ?1 AND seq <= ?2 AND op = 1 ORDER BY \(key), seq", range)
+            try db.execute(
+                "INSERT OR REPLACE INTO cookies (site, \(columns)) SELECT site, \(columns) FROM change_log WHERE seq > ?1 AND seq <= ?2 AND op = 1 ORDER BY \(key), seq",
+                range)
         }
         if try any(.access) {
-            try db.execute("""
+            try db.execute(
+                """
                 UPDATE cookies SET last_access = max(cookies.last_access, access.last_access)
                 FROM (SELECT \(key), max(last_access) AS last_access FROM change_log
                       WHERE seq > ?1 AND seq <= ?2 AND op = 3 GROUP BY \(key)) AS access
@@ -185,7 +201,8 @@ enum CookiePersistence {
 
     /// Writes the row of `cookie` (its key), filed under its site.
     private static func upsertRow(_ c: Cookie, _ db: DatabaseConnection) throws {
-        let statement = try db.statement("INSERT OR REPLACE INTO cookies (site, \(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+        let statement = try db.statement(
+            "INSERT OR REPLACE INTO cookies (site, \(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
         try statement.reset()
         try statement.bind(.text(c.site), at: 1)
         try bind(c, to: statement, from: 2)
@@ -194,9 +211,12 @@ enum CookiePersistence {
 
     /// Deletes the row of `cookie` (its key), filed under `site`.
     private static func deleteRow(of cookie: Cookie, filedUnder site: String, _ db: DatabaseConnection) throws {
-        try db.execute("DELETE FROM cookies WHERE site = ? AND domain = ? AND name = ? AND path = ? AND host_only = ? AND partition_key = ?",
-                       [.text(site), .text(cookie.domain), .text(cookie.name), .text(cookie.path),
-                        .integer(cookie.isHostOnly ? 1 : 0), .text(cookie.partitionKey)])
+        try db.execute(
+            "DELETE FROM cookies WHERE site = ? AND domain = ? AND name = ? AND path = ? AND host_only = ? AND partition_key = ?",
+            [
+                .text(site), .text(cookie.domain), .text(cookie.name), .text(cookie.path),
+                .integer(cookie.isHostOnly ? 1 : 0), .text(cookie.partitionKey),
+            ])
     }
 
     // MARK: Writing
@@ -208,7 +228,9 @@ enum CookiePersistence {
         var entries: [ChangeLogEntry] = []
         entries.reserveCapacity(changes.count + touched.count)
         for (i, change) in changes.enumerated() {
-            if case .delete(let c) = change, i + 1 < changes.count, case .upsert(let next) = changes[i + 1], next.hasSameKey(as: c) {
+            if case .delete(let c) = change, i + 1 < changes.count, case .upsert(let next) = changes[i + 1],
+                next.hasSameKey(as: c)
+            {
                 continue
             }
             entries.append(ChangeLogEntry(LoggedCookie(change)))

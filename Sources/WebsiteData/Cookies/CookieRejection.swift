@@ -53,7 +53,9 @@ public struct CookieRejection: Error, Sendable, Hashable, CustomStringConvertibl
         case .wouldOverwriteSecure: return "\(subject) refused: an insecure origin cannot overwrite a Secure cookie"
         case .httpOnlyFromScript: return "\(subject) refused: script cannot set or overwrite an HttpOnly cookie"
         case .prefix: return "\(subject) refused: its __Secure-/__Host- prefix needs attributes it lacks"
-        case .sameSite: return "\(subject) refused: SameSite rules (None needs Secure; no SameSite cookies from cross-site contexts)"
+        case .sameSite:
+            return
+                "\(subject) refused: SameSite rules (None needs Secure; no SameSite cookies from cross-site contexts)"
         case .partitioned: return "\(subject) refused: Partitioned needs Secure"
         case .policy: return "\(subject) refused: the store's cookie policy blocks it"
         case .unsupportedURL: return "\(subject) refused: the URL has no host"

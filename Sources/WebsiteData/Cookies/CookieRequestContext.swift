@@ -21,11 +21,14 @@ public struct CookieRequestContext: Sendable, Hashable {
     ///   - topLevelSite: the URL or origin of the page making the request; `nil` for a top-level navigation.
     ///   - method: the request method; `GET` by default.
     ///   - isNavigation: whether the request navigates the top-level document; by default, when there is no top-level site.
-    public init(topLevelSite: URL? = nil, method: String = "GET", isNavigation: Bool? = nil, isSameSiteChain: Bool = true) {
+    public init(
+        topLevelSite: URL? = nil, method: String = "GET", isNavigation: Bool? = nil, isSameSiteChain: Bool = true
+    ) {
         self.topLevelSite = topLevelSite
         // Most methods come in upper case: no new string then ("GET" compared first, as one
         // word: stepping its bytes cost more than the rest of making the context).
-        self.method = method == "GET" || !method.utf8.contains(where: { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") })
+        self.method =
+            method == "GET" || !method.utf8.contains(where: { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") })
             ? method : method.uppercased()
         self.isNavigation = isNavigation ?? (topLevelSite == nil)
         self.isSameSiteChain = isSameSiteChain

@@ -62,14 +62,19 @@ public final class HTTPCookieStore: Sendable {
         // Purge what expired while the store was closed, then load the rest.
         let (jar, settings, seq) = try database.writer.withLock { db in
             try db.transaction {
-                try db.execute("DELETE FROM cookies WHERE expires IS NOT NULL AND expires <= ?", [.real(now.timeIntervalSince1970)])
+                try db.execute(
+                    "DELETE FROM cookies WHERE expires IS NOT NULL AND expires <= ?", [.real(now.timeIntervalSince1970)]
+                )
                 let settings = try SettingsTable.values(db)
                 var jar = try CookiePersistence.loadAll(db, limits: SettingsTable.cookieLimits(settings), refile: true)
                 // Logged cookies that have expired since are deleted through the log.
                 let expired = jar.removeExpired(now: now)
-                _ = try StoreDatabase.appendToLog(CookiePersistence.logEntries(expired.map { .delete($0) }, touched: []), db)
-                return (jar, settings,
-                        try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0)
+                _ = try StoreDatabase.appendToLog(
+                    CookiePersistence.logEntries(expired.map { .delete($0) }, touched: []), db)
+                return (
+                    jar, settings,
+                    try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0
+                )
             }
         }
         var state = State(jar: jar, policy: SettingsTable.cookiePolicy(settings))
@@ -105,7 +110,8 @@ public final class HTTPCookieStore: Sendable {
         try state.withLock { s in
             try refresh(&s)
             let now = clock()
-            return (s.jar.sites[SiteKey(site)]?.cookies ?? []).filter { !$0.isExpired(at: now) }.sorted(by: Self.listingOrder)
+            return (s.jar.sites[SiteKey(site)]?.cookies ?? []).filter { !$0.isExpired(at: now) }.sorted(
+                by: Self.listingOrder)
         }
     }
 
@@ -116,7 +122,9 @@ public final class HTTPCookieStore: Sendable {
     ///   - url: the request URL.
     ///   - context: the request's context (top-level site, method, navigation); a top-level navigation by default.
     ///   - api: `.http` for a request, `.nonHTTP` for what page script (`document.cookie`) may see.
-    public func cookies(for url: URL, context: CookieRequestContext = .topLevelNavigation, api: CookieAPI = .http) throws -> [Cookie] {
+    public func cookies(for url: URL, context: CookieRequestContext = .topLevelNavigation, api: CookieAPI = .http)
+        throws -> [Cookie]
+    {
         try withMatches(for: url, context: context, api: api) { $0.cookies } ?? []
     }
 
@@ -130,8 +138,10 @@ public final class HTTPCookieStore: Sendable {
     /// The lookup behind `cookies(for:)` and `cookieHeader(for:)`: `body` gets the cookies to
     /// send, in header order, marked accessed, while the store is locked; `nil` when the site has
     /// no cookies or the policy sends none.
-    private func withMatches<R: Sendable>(for url: URL, context: CookieRequestContext, api: CookieAPI,
-                                _ body: (SiteCookies.Matches) -> R) throws -> R? {
+    private func withMatches<R: Sendable>(
+        for url: URL, context: CookieRequestContext, api: CookieAPI,
+        _ body: (SiteCookies.Matches) -> R
+    ) throws -> R? {
         let now = clock()
         // The host and path as bytes of the URL's own string where it can: no string is made.
         let found = try CanonicalCookie.RequestBytes.with(url) { request in
@@ -142,9 +152,12 @@ public final class HTTPCookieStore: Sendable {
                 // The site's slot straight from the store's own table of hosts: no other lock, and
                 // no dictionary read (see `HostSiteTable`).
                 var linesAsked = false
-                guard let slot = s.hosts.slot(forHost: request.host, in: s.jar.sites, linesAsked: &linesAsked) else { return nil }
-                let result = s.jar.withMatches(request, url: url, slot: slot, context: context, api: api, now: now,
-                                               linesAsked: linesAsked, touched: &touched, body)
+                guard let slot = s.hosts.slot(forHost: request.host, in: s.jar.sites, linesAsked: &linesAsked) else {
+                    return nil
+                }
+                let result = s.jar.withMatches(
+                    request, url: url, slot: slot, context: context, api: api, now: now,
+                    linesAsked: linesAsked, touched: &touched, body)
                 if !touched.isEmpty { s.touched += touched }
                 return result
             }
@@ -153,7 +166,9 @@ public final class HTTPCookieStore: Sendable {
     }
 
     /// Request header fields carrying the cookies for `url` (`["Cookie": …]`, or empty).
-    public func requestHeaderFields(for url: URL, context: CookieRequestContext = .topLevelNavigation) throws -> [String: String] {
+    public func requestHeaderFields(for url: URL, context: CookieRequestContext = .topLevelNavigation) throws
+        -> [String: String]
+    {
         guard let header = try cookieHeader(for: url, context: context) else { return [:] }
         return ["Cookie": header]
     }
@@ -171,8 +186,10 @@ public final class HTTPCookieStore: Sendable {
     /// - Returns: what was stored, deleted, refused and evicted.
     /// - Throws: a `StoreError` when the change could not be committed (nothing of it is kept then).
     @discardableResult
-    public func setCookies(fromSetCookieHeaders headers: [String], for url: URL,
-                           context: CookieRequestContext = .topLevelNavigation, api: CookieAPI = .http) throws -> CookieWriteSummary {
+    public func setCookies(
+        fromSetCookieHeaders headers: [String], for url: URL,
+        context: CookieRequestContext = .topLevelNavigation, api: CookieAPI = .http
+    ) throws -> CookieWriteSummary {
         // Announced from the start, parsing included: a commit leader waits for this write
         // while it is being prepared, so concurrent responses share commits.
         try database.announcingWrite {
@@ -180,8 +197,10 @@ public final class HTTPCookieStore: Sendable {
         }
     }
 
-    private func storeSetCookieHeaders(_ headers: [String], for url: URL, context: CookieRequestContext,
-                                       api: CookieAPI) throws -> CookieWriteSummary {
+    private func storeSetCookieHeaders(
+        _ headers: [String], for url: URL, context: CookieRequestContext,
+        api: CookieAPI
+    ) throws -> CookieWriteSummary {
         var summary = CookieWriteSummary()
         guard let request = CanonicalCookie.RequestFacts(url: url) else {
             summary.rejected = headers.map { _ in CookieRejection(.unsupportedURL) }
@@ -201,17 +220,21 @@ public final class HTTPCookieStore: Sendable {
             }
         }
         if outcomes.isEmpty { return summary }
-        try apply(outcomes.map { ($0.cookie, $0.deletes) }, fromSecureOrigin: request.isSecureOrigin, api: api,
-                  url: url, context: context, now: now, summary: &summary)
+        try apply(
+            outcomes.map { ($0.cookie, $0.deletes) }, fromSecureOrigin: request.isSecureOrigin, api: api,
+            url: url, context: context, now: now, summary: &summary)
         return summary
     }
 
     /// Stores cookies from a response's header fields (every `Set-Cookie` among them).
     @discardableResult
-    public func setCookies(fromResponseHeaderFields fields: [(name: String, value: String)], for url: URL,
-                           context: CookieRequestContext = .topLevelNavigation) throws -> CookieWriteSummary {
-        try setCookies(fromSetCookieHeaders: fields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value),
-                       for: url, context: context)
+    public func setCookies(
+        fromResponseHeaderFields fields: [(name: String, value: String)], for url: URL,
+        context: CookieRequestContext = .topLevelNavigation
+    ) throws -> CookieWriteSummary {
+        try setCookies(
+            fromSetCookieHeaders: fields.filter { $0.name.lowercased() == "set-cookie" }.map(\.value),
+            for: url, context: context)
     }
 
     /// Stores one cookie given whole, with the rules a `Set-Cookie` from its own domain over HTTPS
@@ -243,7 +266,9 @@ public final class HTTPCookieStore: Sendable {
             }
         }
         if !accepted.isEmpty {
-            try apply(accepted, fromSecureOrigin: true, api: api, url: nil, context: .topLevelNavigation, now: now, summary: &summary)
+            try apply(
+                accepted, fromSecureOrigin: true, api: api, url: nil, context: .topLevelNavigation, now: now,
+                summary: &summary)
         }
         return summary
     }
@@ -260,7 +285,9 @@ public final class HTTPCookieStore: Sendable {
     public func deleteCookies(named name: String, domain: String, path: String? = nil) throws -> [Cookie] {
         var domain = domain.lowercased()
         if domain.hasPrefix(".") { domain.removeFirst() }
-        return try remove(cause: .explicit) { $0.name == name && $0.domain == domain && (path == nil || $0.path == path) }
+        return try remove(cause: .explicit) {
+            $0.name == name && $0.domain == domain && (path == nil || $0.path == path)
+        }
     }
 
     /// Ends the store's browsing session: every session cookie (no expiry) is removed, in every
@@ -283,7 +310,8 @@ public final class HTTPCookieStore: Sendable {
     /// A stream of every change to this store's cookies made through this object, and of the
     /// sites reloaded after other processes changed them (reported as removal of nothing).
     public func changes() -> AsyncStream<CookieStoreChange> {
-        let (stream, continuation) = AsyncStream<CookieStoreChange>.makeStream(bufferingPolicy: .bufferingNewest(10_000))
+        let (stream, continuation) = AsyncStream<CookieStoreChange>.makeStream(
+            bufferingPolicy: .bufferingNewest(10_000))
         let id = state.withLock { s in
             let id = s.nextObserver
             s.nextObserver += 1
@@ -315,8 +343,10 @@ public final class HTTPCookieStore: Sendable {
 
     /// Applies cookies to the jar and queues their write. Called only inside `announcingWrite`:
     /// it queues at most one write, announced.
-    private func apply(_ cookies: [(Cookie, Bool)], fromSecureOrigin: Bool, api: CookieAPI, url: URL?,
-                       context: CookieRequestContext, now: Date, summary: inout CookieWriteSummary) throws {
+    private func apply(
+        _ cookies: [(Cookie, Bool)], fromSecureOrigin: Bool, api: CookieAPI, url: URL?,
+        context: CookieRequestContext, now: Date, summary: inout CookieWriteSummary
+    ) throws {
         let ticket = try state.withLock { s -> UInt64? in
             try refresh(&s)
             if let url, !allows(s.policy, url: url, context: context) {
@@ -341,7 +371,10 @@ public final class HTTPCookieStore: Sendable {
                         summary.stored += 1
                     }
                     summary.evicted += insertion.evicted.count
-                    for c in insertion.evicted { sites.insert(c.site); events.append(CookieStoreChange(cookie: c, cause: .evicted, removed: true)) }
+                    for c in insertion.evicted {
+                        sites.insert(c.site)
+                        events.append(CookieStoreChange(cookie: c, cause: .evicted, removed: true))
+                    }
                     if !s.observers.isEmpty {
                         events.append(CookieStoreChange(cookie: cookie, cause: insertion.cause, removed: deletes))
                     }
@@ -357,7 +390,9 @@ public final class HTTPCookieStore: Sendable {
             notify(&s, events)
             let touched = s.touched
             s.touched = []
-            let ticket = database.enqueueWrite(changes: CookiePersistence.logEntries(changes, touched: touched), announced: true) { _ in }
+            let ticket = database.enqueueWrite(
+                changes: CookiePersistence.logEntries(changes, touched: touched), announced: true
+            ) { _ in }
             s.inflight.append((ticket, changes))
             return ticket
         }
@@ -389,7 +424,9 @@ public final class HTTPCookieStore: Sendable {
 
     /// Removes cookies matching `predicate` from memory and the database.
     @discardableResult
-    func remove(cause: CookieChangeCause, everySite: Bool = false, where predicate: @escaping (Cookie) -> Bool) throws -> [Cookie] {
+    func remove(cause: CookieChangeCause, everySite: Bool = false, where predicate: @escaping (Cookie) -> Bool) throws
+        -> [Cookie]
+    {
         let (ticket, removed) = try state.withLock { s -> (UInt64?, [Cookie]) in
             try refresh(&s)
             let removed = s.jar.remove(where: predicate)
@@ -408,19 +445,23 @@ public final class HTTPCookieStore: Sendable {
     /// Runs a long write (an import) holding this store's lock and the database's write lock,
     /// in one transaction. `body` changes the jar and writes its changes with the `flush` it is
     /// given; if it throws, the transaction is rolled back and the jar reloaded, so nothing of it remains.
-    func withExclusiveWrite<T: Sendable>(_ body: (inout CookieJar, Date, _ flush: (inout [CookieJarChange]) throws -> Void) throws -> T) throws -> T {
+    func withExclusiveWrite<T: Sendable>(
+        _ body: (inout CookieJar, Date, _ flush: (inout [CookieJarChange]) throws -> Void) throws -> T
+    ) throws -> T {
         let now = clock()
         return try state.withLock { s in
             try refresh(&s)
             do {
-                return try database.writeNow(changes: [], logging: { db, log in
-                    try body(&s.jar, now) { changes in
-                        try log.append(CookiePersistence.logEntries(changes, touched: []))
-                        changes.removeAll(keepingCapacity: true)
-                        // A long import folds as it goes, so the log never holds all of it.
-                        try database.maintainLog(db)
-                    }
-                })
+                return try database.writeNow(
+                    changes: [],
+                    logging: { db, log in
+                        try body(&s.jar, now) { changes in
+                            try log.append(CookiePersistence.logEntries(changes, touched: []))
+                            changes.removeAll(keepingCapacity: true)
+                            // A long import folds as it goes, so the log never holds all of it.
+                            try database.maintainLog(db)
+                        }
+                    })
             } catch {
                 try reloadAll(&s)
                 throw Self.storeError(error)
@@ -433,7 +474,9 @@ public final class HTTPCookieStore: Sendable {
         // Read before the log: the changes committed by then are in what it reads.
         let committed = database.committedThrough
         pruneInflight(&s, committed: committed)
-        guard let changes = try database.foreignChanges(since: s.lastSeq, watch: &s.watch, cookies: true) else { return }
+        guard let changes = try database.foreignChanges(since: s.lastSeq, watch: &s.watch, cookies: true) else {
+            return
+        }
         s.lastSeq = changes.newestSeq
         var logged: [LoggedCookie] = []
         var everything = changes.everything
@@ -466,7 +509,9 @@ public final class HTTPCookieStore: Sendable {
     private func reloadAll(_ s: inout State) throws {
         let limits = s.jar.limits
         pruneInflight(&s, committed: database.committedThrough)
-        let loaded = try database.read { db in try db.transaction(write: false) { try CookiePersistence.loadAll(db, limits: limits) } }
+        let loaded = try database.read { db in
+            try db.transaction(write: false) { try CookiePersistence.loadAll(db, limits: limits) }
+        }
         s.jar.replaceAll(with: loaded)
         replayInflight(&s, sites: nil)
     }

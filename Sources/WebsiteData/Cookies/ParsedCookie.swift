@@ -155,7 +155,7 @@ struct ParsedCookie: Sendable, Equatable {
         // Attribute loop.
         var position = firstSemicolon
         while position < count {
-            let avStart = position + 1  // skip the ";"
+            let avStart = position + 1 // skip the ";"
             let avEnd = firstIndex(of: 0x3B, in: bytes, from: avStart, to: count) ?? count
             position = avEnd
 

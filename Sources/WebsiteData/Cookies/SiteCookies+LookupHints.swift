@@ -39,7 +39,8 @@ extension SiteCookies {
         /// Whether the arrays whose first elements are at these addresses are the ones hinted at
         /// (a lookup's check that no copy has moved them since).
         func hold(index: UnsafeRawPointer?, keys: UnsafeRawPointer?, bytes: UnsafeRawPointer?) -> Bool {
-            self.index & Self.addressBits == UInt(bitPattern: index) && self.keys & Self.addressBits == UInt(bitPattern: keys)
+            self.index & Self.addressBits == UInt(bitPattern: index)
+                && self.keys & Self.addressBits == UInt(bitPattern: keys)
                 && self.bytes & Self.addressBits == UInt(bitPattern: bytes)
         }
 
@@ -64,7 +65,9 @@ extension SiteCookies {
         @inline(__always)
         private static func prefetch(_ word: UInt) {
             let address = word & addressBits
-            guard address > arrayHeader, let first = UnsafeRawPointer(bitPattern: (address - arrayHeader) & ~63) else { return }
+            guard address > arrayHeader, let first = UnsafeRawPointer(bitPattern: (address - arrayHeader) & ~63) else {
+                return
+            }
             for line in 0..<min(Int(word >> 48), linesAsked) { wkstore_prefetch(first + 64 * line) }
         }
     }

@@ -12,7 +12,10 @@ extension SiteCookies {
         /// Indices into the site's cookies.
         let indices: UnsafeBufferPointer<Int>
 
-        init(all: UnsafePointer<[Cookie]>?, keys: UnsafeBufferPointer<Key>, bytes: UnsafeBufferPointer<UInt8>, indices: UnsafeBufferPointer<Int>) {
+        init(
+            all: UnsafePointer<[Cookie]>?, keys: UnsafeBufferPointer<Key>, bytes: UnsafeBufferPointer<UInt8>,
+            indices: UnsafeBufferPointer<Int>
+        ) {
             self.all = all
             self.keys = keys
             self.bytes = bytes
@@ -21,8 +24,9 @@ extension SiteCookies {
 
         /// None.
         static var none: Matches {
-            Matches(all: nil, keys: UnsafeBufferPointer(start: nil, count: 0),
-                    bytes: UnsafeBufferPointer(start: nil, count: 0), indices: UnsafeBufferPointer(start: nil, count: 0))
+            Matches(
+                all: nil, keys: UnsafeBufferPointer(start: nil, count: 0),
+                bytes: UnsafeBufferPointer(start: nil, count: 0), indices: UnsafeBufferPointer(start: nil, count: 0))
         }
 
         /// Copies of the cookies found.
@@ -62,7 +66,9 @@ extension SiteCookies {
             }
         }
 
-        private static func copy(_ string: String, to destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        private static func copy(_ string: String, to destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<
+            UInt8
+        > {
             var string = string
             return string.withUTF8 { source in
                 if let base = source.baseAddress { destination.update(from: base, count: source.count) }

@@ -58,22 +58,31 @@ extension SiteCookies {
 
         /// Domain `i`, or path `i - domainCount`.
         func span(_ i: Int) -> Span { spans.load(fromByteOffset: i * MemoryLayout<Span>.stride, as: Span.self) }
-        func place(_ p: Int) -> IndexedPlace { places.load(fromByteOffset: p * MemoryLayout<IndexedPlace>.stride, as: IndexedPlace.self) }
-        func member(_ j: Int) -> Member { members.load(fromByteOffset: j * MemoryLayout<Member>.stride, as: Member.self) }
+        func place(_ p: Int) -> IndexedPlace {
+            places.load(fromByteOffset: p * MemoryLayout<IndexedPlace>.stride, as: IndexedPlace.self)
+        }
+        func member(_ j: Int) -> Member {
+            members.load(fromByteOffset: j * MemoryLayout<Member>.stride, as: Member.self)
+        }
 
         /// Tests each distinct domain and path once against the request's host and path, into
         /// `results` (`domainCount + pathCount` of them): a domain's bit 0 when it is the host,
         /// bit 1 when it domain-matches it; a path's 1 when it path-matches.
         @inline(__always)
-        func test(host: UnsafeBufferPointer<UInt8>, path: UnsafeBufferPointer<UInt8>, into results: UnsafeMutableBufferPointer<UInt8>) {
+        func test(
+            host: UnsafeBufferPointer<UInt8>, path: UnsafeBufferPointer<UInt8>,
+            into results: UnsafeMutableBufferPointer<UInt8>
+        ) {
             var hostIsIP: Bool?
             for d in 0..<domainCount {
                 let span = span(d)
-                results[d] = Self.test(domain: bytes + Int(span.offset), count: Int(span.length), host: host, hostIsIP: &hostIsIP)
+                results[d] = Self.test(
+                    domain: bytes + Int(span.offset), count: Int(span.length), host: host, hostIsIP: &hostIsIP)
             }
             for p in 0..<pathCount {
                 let span = span(domainCount + p)
-                results[domainCount + p] = Self.test(path: bytes + Int(span.offset), count: Int(span.length), requestPath: path) ? 1 : 0
+                results[domainCount + p] =
+                    Self.test(path: bytes + Int(span.offset), count: Int(span.length), requestPath: path) ? 1 : 0
             }
         }
 
@@ -84,19 +93,25 @@ extension SiteCookies {
         }
 
         /// Bit 0: the domain is the host; bit 1: it domain-matches the host (5.1.3).
-        private static func test(domain: UnsafePointer<UInt8>, count: Int, host: UnsafeBufferPointer<UInt8>, hostIsIP: inout Bool?) -> UInt8 {
+        private static func test(
+            domain: UnsafePointer<UInt8>, count: Int, host: UnsafeBufferPointer<UInt8>, hostIsIP: inout Bool?
+        ) -> UInt8 {
             if count == host.count { return memcmp(domain, host.baseAddress!, count) == 0 ? 3 : 0 }
             guard count < host.count, host[host.count - count - 1] == UInt8(ascii: "."),
-                  memcmp(domain, host.baseAddress! + (host.count - count), count) == 0 else { return 0 }
+                memcmp(domain, host.baseAddress! + (host.count - count), count) == 0
+            else { return 0 }
             let isIP = hostIsIP ?? Site.isIPAddress(host)
             hostIsIP = isIP
             return isIP ? 0 : 2
         }
 
         /// 5.1.4: the request path is the cookie path, or starts with it followed by or ending in "/".
-        private static func test(path cookiePath: UnsafePointer<UInt8>, count: Int, requestPath path: UnsafeBufferPointer<UInt8>) -> Bool {
+        private static func test(
+            path cookiePath: UnsafePointer<UInt8>, count: Int, requestPath path: UnsafeBufferPointer<UInt8>
+        ) -> Bool {
             guard count <= path.count, memcmp(cookiePath, path.baseAddress!, count) == 0 else { return false }
-            return count == path.count || (count > 0 && cookiePath[count - 1] == UInt8(ascii: "/")) || path[count] == UInt8(ascii: "/")
+            return count == path.count || (count > 0 && cookiePath[count - 1] == UInt8(ascii: "/"))
+                || path[count] == UInt8(ascii: "/")
         }
 
         /// How many of the newest distinct domains, and of the newest paths, `build` compares a
@@ -108,15 +123,21 @@ extension SiteCookies {
             var counts = [UInt32](repeating: 0, count: places.count)
             for key in keys { counts[Int(key.place)] += 1 }
             // Where each distinct domain and path is in `bytes`, domains first.
-            var domains: [Span] = [], paths: [Span] = []
-            var kept: [IndexedPlace] = [], keptIndex = [Int](repeating: -1, count: places.count)
+            var domains: [Span] = []
+            var paths: [Span] = []
+            var kept: [IndexedPlace] = []
+            var keptIndex = [Int](repeating: -1, count: places.count)
             bytes.withUnsafeBufferPointer { bytes in
                 func number(_ offset: UInt32, _ length: UInt32, in spans: inout [Span]) -> UInt32 {
                     var i = spans.count - 1
                     while i >= max(0, spans.count - window) {
                         let span = spans[i]
-                        if span.length == length && (span.offset == offset
-                            || memcmp(bytes.baseAddress! + Int(span.offset), bytes.baseAddress! + Int(offset), Int(length)) == 0) {
+                        if span.length == length
+                            && (span.offset == offset
+                                || memcmp(
+                                    bytes.baseAddress! + Int(span.offset), bytes.baseAddress! + Int(offset), Int(length)
+                                ) == 0)
+                        {
                             return UInt32(i)
                         }
                         i -= 1
@@ -128,8 +149,10 @@ extension SiteCookies {
                 for p in places.indices where counts[p] > 0 {
                     let place = places[p]
                     keptIndex[p] = kept.count
-                    kept.append(IndexedPlace(first: first, count: 0, domain: number(place.domain, place.domainLength, in: &domains),
-                                             path: number(place.path, place.pathLength, in: &paths), isHostOnly: place.isHostOnly))
+                    kept.append(
+                        IndexedPlace(
+                            first: first, count: 0, domain: number(place.domain, place.domainLength, in: &domains),
+                            path: number(place.path, place.pathLength, in: &paths), isHostOnly: place.isHostOnly))
                     first += counts[p]
                 }
             }
@@ -161,9 +184,11 @@ extension SiteCookies {
                     var n = 0
                     func move(_ spans: [Span]) {
                         for span in spans {
-                            (at + text).copyMemory(from: bytes.baseAddress! + Int(span.offset), byteCount: Int(span.length))
-                            raw.storeBytes(of: Span(offset: UInt32(text), length: span.length),
-                                           toByteOffset: header + n * MemoryLayout<Span>.stride, as: Span.self)
+                            (at + text).copyMemory(
+                                from: bytes.baseAddress! + Int(span.offset), byteCount: Int(span.length))
+                            raw.storeBytes(
+                                of: Span(offset: UInt32(text), length: span.length),
+                                toByteOffset: header + n * MemoryLayout<Span>.stride, as: Span.self)
                             text += Int(span.length)
                             n += 1
                         }

@@ -67,10 +67,12 @@ struct SiteCookies {
         facts.reserveCapacity(cookies.count)
         keys.reserveCapacity(cookies.count)
         // At most this many bytes (less when domains and paths repeat, as they mostly do).
-        bytes.reserveCapacity(cookies.reduce(0) { total, cookie in
-            let pair = Self.pairLength(of: cookie)
-            return total + (pair <= Self.longestPairKept ? pair : 0) + cookie.domain.utf8.count + cookie.path.utf8.count
-        })
+        bytes.reserveCapacity(
+            cookies.reduce(0) { total, cookie in
+                let pair = Self.pairLength(of: cookie)
+                return total + (pair <= Self.longestPairKept ? pair : 0) + cookie.domain.utf8.count
+                    + cookie.path.utf8.count
+            })
         append(contentsOf: cookies)
     }
 
@@ -121,7 +123,9 @@ struct SiteCookies {
     /// reference date; infinity for a session cookie), read from the facts.
     func forEachEvictionFact(_ body: (Int, EvictionRank, Double) -> Void) {
         for i in facts.indices {
-            body(i, EvictionRank(isSecure: facts[i].flags & Facts.secure != 0, lastAccess: keys[i].lastAccess), facts[i].expires)
+            body(
+                i, EvictionRank(isSecure: facts[i].flags & Facts.secure != 0, lastAccess: keys[i].lastAccess),
+                facts[i].expires)
         }
     }
 
@@ -186,7 +190,9 @@ struct SiteCookies {
     mutating func remove(at indices: IndexSet) -> [Cookie] {
         guard !indices.isEmpty else { return [] }
         var removed: [Cookie] = []
-        var keptCookies: [Cookie] = [], keptFacts: [Facts] = [], keptKeys: [Key] = []
+        var keptCookies: [Cookie] = []
+        var keptFacts: [Facts] = []
+        var keptKeys: [Key] = []
         keptCookies.reserveCapacity(stored.count - indices.count)
         keptFacts.reserveCapacity(stored.count - indices.count)
         keptKeys.reserveCapacity(stored.count - indices.count)
@@ -226,16 +232,21 @@ struct SiteCookies {
     func index(ofKey cookie: Cookie) -> Int? {
         let hash = Self.hash(cookie.name)
         let hostOnly = cookie.isHostOnly ? Facts.hostOnly : 0
-        var domain = cookie.domain, path = cookie.path
+        var domain = cookie.domain
+        var path = cookie.path
         // Domains and paths compared as bytes: equal ones are not always at one offset (see `find`).
         return domain.withUTF8 { domain in
             path.withUTF8 { path in
                 bytes.withUnsafeBufferPointer { bytes in
                     facts.withUnsafeBufferPointer { facts -> Int? in
-                        for i in facts.indices where facts[i].nameHash == hash && facts[i].flags & Facts.hostOnly == hostOnly
+                        for i in facts.indices
+                        where facts[i].nameHash == hash && facts[i].flags & Facts.hostOnly == hostOnly
                             && Int(facts[i].domainLength) == domain.count && Int(facts[i].pathLength) == path.count
-                            && Self.same(bytes, at: facts[i].domain, as: domain) && Self.same(bytes, at: facts[i].path, as: path)
-                            && stored[i].name.sameBytes(as: cookie.name) && stored[i].partitionKey.sameBytes(as: cookie.partitionKey) {
+                            && Self.same(bytes, at: facts[i].domain, as: domain)
+                            && Self.same(bytes, at: facts[i].path, as: path)
+                            && stored[i].name.sameBytes(as: cookie.name)
+                            && stored[i].partitionKey.sameBytes(as: cookie.partitionKey)
+                        {
                             return i
                         }
                         return nil
@@ -246,7 +257,9 @@ struct SiteCookies {
     }
 
     /// Whether the bytes at `offset` are `other`'s.
-    private static func same(_ bytes: UnsafeBufferPointer<UInt8>, at offset: UInt32, as other: UnsafeBufferPointer<UInt8>) -> Bool {
+    private static func same(
+        _ bytes: UnsafeBufferPointer<UInt8>, at offset: UInt32, as other: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
         other.isEmpty || memcmp(bytes.baseAddress! + Int(offset), other.baseAddress!, other.count) == 0
     }
 
@@ -257,8 +270,10 @@ struct SiteCookies {
         for i in facts.indices where facts[i].flags & Facts.secure != 0 && facts[i].nameHash == hash {
             let old = stored[i]
             if old.name.sameBytes(as: cookie.name)
-                && (CanonicalCookie.domainMatches(old.domain, cookie.domain) || CanonicalCookie.domainMatches(cookie.domain, old.domain))
-                && CanonicalCookie.pathMatches(cookie.path, old.path) && !old.isExpired(at: now) {
+                && (CanonicalCookie.domainMatches(old.domain, cookie.domain)
+                    || CanonicalCookie.domainMatches(cookie.domain, old.domain))
+                && CanonicalCookie.pathMatches(cookie.path, old.path) && !old.isExpired(at: now)
+            {
                 return true
             }
         }
@@ -273,30 +288,36 @@ struct SiteCookies {
     /// Calls `body` with the cookies to send (none when nothing matches). The request is read as
     /// bytes (see `CanonicalCookie.RequestBytes`). `linesAsked`: the lines of the index, keys
     /// and bytes have been asked for where they are (by the store's table of hosts).
-    mutating func withMatches<R>(_ request: CanonicalCookie.RequestBytes, url: URL, context: CookieRequestContext, api: CookieAPI,
-                                 now: Date, linesAsked: Bool = false, touched: inout [Cookie], _ body: (Matches) -> R) -> R {
+    mutating func withMatches<R>(
+        _ request: CanonicalCookie.RequestBytes, url: URL, context: CookieRequestContext, api: CookieAPI,
+        now: Date, linesAsked: Bool = false, touched: inout [Cookie], _ body: (Matches) -> R
+    ) -> R {
         let nowSeconds = now.timeIntervalSinceReferenceDate
         let excluded = (request.isSecureOrigin ? 0 : Facts.secure) | (api == .nonHTTP ? Facts.httpOnly : 0)
-        let host = request.host, path = request.path
+        let host = request.host
+        let path = request.path
         if indexIsStale { buildIndex() }
         // Asked for here when the table of hosts had no hints for the host, or older ones.
         let hints = self.hints
         if !linesAsked { hints.prefetch() }
         let (result, due, moved) = withParts { all, mutableKeys, index, bytes -> (R, [Int], Bool) in
-            let moved = !hints.hold(index: UnsafeRawPointer(index.baseAddress), keys: UnsafeRawPointer(mutableKeys.baseAddress),
-                                    bytes: UnsafeRawPointer(bytes.baseAddress))
+            let moved = !hints.hold(
+                index: UnsafeRawPointer(index.baseAddress), keys: UnsafeRawPointer(mutableKeys.baseAddress),
+                bytes: UnsafeRawPointer(bytes.baseAddress))
             guard !index.isEmpty else { return (body(.none), [], moved) }
             let index = PlaceIndex(index)
             let keys = UnsafeBufferPointer(mutableKeys)
             // Sized by the index's count of cookies, not the keys': the lookup's stack waits for
             // the count it is sized by, and the index's lines are asked for first.
-            return withUnsafeTemporaryAllocation(of: Int.self, capacity: index.memberCount) { found -> (R, [Int], Bool) in
+            return withUnsafeTemporaryAllocation(of: Int.self, capacity: index.memberCount) {
+                found -> (R, [Int], Bool) in
                 var n = 0
                 var sameSite: Bool?
                 var topLevelKey: String?
                 // Each distinct domain and path tested once; then each place by their results, and
                 // the keys read only of the cookies of the places that match.
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: index.domainCount + index.pathCount) { results in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: index.domainCount + index.pathCount) {
+                    results in
                     index.test(host: host, path: path, into: results)
                     for p in 0..<index.placeCount {
                         let place = index.place(p)
@@ -323,7 +344,10 @@ struct SiteCookies {
                                 }
                             }
                             if key.flags & Facts.partitioned != 0 {
-                                let partition = topLevelKey ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?.description ?? "")
+                                let partition =
+                                    topLevelKey
+                                    ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?
+                                        .description ?? "")
                                 topLevelKey = partition
                                 if all.pointee[i].partitionKey != partition { continue }
                             }
@@ -356,8 +380,12 @@ struct SiteCookies {
     /// borrowed for the call was retained and released around it (atomic writes, to lines a
     /// lookup may not otherwise read).
     @inline(__always)
-    private mutating func withParts<R>(_ body: (UnsafePointer<[Cookie]>, UnsafeMutableBufferPointer<Key>, UnsafeBufferPointer<UInt8>,
-                                                UnsafeBufferPointer<UInt8>) -> R) -> R {
+    private mutating func withParts<R>(
+        _ body: (
+            UnsafePointer<[Cookie]>, UnsafeMutableBufferPointer<Key>, UnsafeBufferPointer<UInt8>,
+            UnsafeBufferPointer<UInt8>
+        ) -> R
+    ) -> R {
         withUnsafePointer(to: &stored) { all in
             keys.withUnsafeMutableBufferPointer { keys in
                 index.withUnsafeMutableBufferPointer { index in
@@ -428,7 +456,8 @@ struct SiteCookies {
     /// 5.8.3): the longer path first, then the earlier creation; then index order, so that the
     /// order of equals does not depend on how it is found.
     private static func goesBefore(_ a: Int, _ b: Int, _ facts: UnsafeBufferPointer<Facts>) -> Bool {
-        let fa = facts[a], fb = facts[b]
+        let fa = facts[a]
+        let fb = facts[b]
         if fa.pathLength != fb.pathLength { return fa.pathLength > fb.pathLength }
         if fa.created != fb.created { return fa.created < fb.created }
         return a < b
@@ -500,12 +529,13 @@ struct SiteCookies {
             }
             bytes += cookie.value.utf8
         }
-        return Facts(expires: cookie.expires?.timeIntervalSinceReferenceDate ?? .infinity,
-                     created: cookie.created.timeIntervalSinceReferenceDate,
-                     nameHash: Self.hash(cookie.name), domain: domain, path: path,
-                     pathLength: UInt32(cookie.path.utf8.count),
-                     pair: pair, pairLength: UInt32(pairLength),
-                     domainLength: UInt32(cookie.domain.utf8.count), flags: flags, sameSite: cookie.sameSite)
+        return Facts(
+            expires: cookie.expires?.timeIntervalSinceReferenceDate ?? .infinity,
+            created: cookie.created.timeIntervalSinceReferenceDate,
+            nameHash: Self.hash(cookie.name), domain: domain, path: path,
+            pathLength: UInt32(cookie.path.utf8.count),
+            pair: pair, pairLength: UInt32(pairLength),
+            domainLength: UInt32(cookie.domain.utf8.count), flags: flags, sameSite: cookie.sameSite)
     }
 
     /// Where `string`'s bytes are in `bytes`, appended when no cookie's domain (or path) has
@@ -534,7 +564,9 @@ struct SiteCookies {
                     while i >= max(0, facts.count - Self.internWindow) {
                         if Int(asPath ? facts[i].pathLength : facts[i].domainLength) == wanted.count {
                             let start = asPath ? facts[i].path : facts[i].domain
-                            if wanted.isEmpty || memcmp(bytes.baseAddress! + Int(start), wanted.baseAddress!, wanted.count) == 0 {
+                            if wanted.isEmpty
+                                || memcmp(bytes.baseAddress! + Int(start), wanted.baseAddress!, wanted.count) == 0
+                            {
                                 return (start, i)
                             }
                         }

@@ -35,7 +35,8 @@ final class ChangeCounter: @unchecked Sendable {
             guard pwrite(fd, zeros, Self.length, 0) == Self.length else { return nil }
         }
         guard let pointer = mmap(nil, Self.length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0),
-              pointer != MAP_FAILED else { return nil }
+            pointer != MAP_FAILED
+        else { return nil }
         mapping = pointer
         counter = pointer.bindMemory(to: UInt64.self, capacity: 1)
     }

@@ -91,7 +91,9 @@ final class CommitQueue: @unchecked Sendable {
     ///
     /// - Throws: that write's error.
     func wait(for ticket: UInt64, commit: Committer) throws {
-        if let error = waitUntilCommitted(through: ticket, gather: true, errorOf: ticket, commit: commit) { throw error }
+        if let error = waitUntilCommitted(through: ticket, gather: true, errorOf: ticket, commit: commit) {
+            throw error
+        }
     }
 
     /// Waits until every write queued so far is committed. Errors stay with their writes.
@@ -113,7 +115,9 @@ final class CommitQueue: @unchecked Sendable {
     /// shared by all waiters, signalled under the mutex, woke every waiter after each commit;
     /// those whose writes were still queued went back to sleep, and the woken ones queued for
     /// the mutex the leader still held.
-    private func waitUntilCommitted(through ticket: UInt64, gather: Bool, errorOf own: UInt64?, commit: Committer) -> Error? {
+    private func waitUntilCommitted(through ticket: UInt64, gather: Bool, errorOf own: UInt64?, commit: Committer)
+        -> Error?
+    {
         pthread_mutex_lock(mutex)
         while true {
             if committedThroughTicket >= ticket {
@@ -164,7 +168,8 @@ final class CommitQueue: @unchecked Sendable {
     /// committed, each given its write's error.
     private func takeParkedToWake() -> [Parker] {
         guard !parked.isEmpty else { return [] }
-        var woken: [Parker] = [], kept: [Parker] = []
+        var woken: [Parker] = []
+        var kept: [Parker] = []
         var nextLeader: Parker?
         for parker in parked {
             if parker.ticket <= committedThroughTicket {
@@ -189,8 +194,9 @@ final class CommitQueue: @unchecked Sendable {
         clock_gettime(CLOCK_MONOTONIC, &now)
         let (seconds, attoseconds) = gatherLimit.components
         let nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
-        var deadline = timespec(tv_sec: now.tv_sec + Int(seconds) + nanoseconds / 1_000_000_000,
-                                tv_nsec: nanoseconds % 1_000_000_000)
+        var deadline = timespec(
+            tv_sec: now.tv_sec + Int(seconds) + nanoseconds / 1_000_000_000,
+            tv_nsec: nanoseconds % 1_000_000_000)
         leaderGathering = true
         while announcedStillPreparing {
             if pthread_cond_timedwait(arrived, mutex, &deadline) == ETIMEDOUT { break }
@@ -241,8 +247,10 @@ private final class Parker {
             if state.load(ordering: .acquiring) == Self.woken { return }
             sched_yield()
         } while DispatchTime.now().uptimeNanoseconds < deadline
-        if state.compareExchange(expected: Self.waiting, desired: Self.asleep, ordering: .acquiringAndReleasing).exchanged {
-            while sem_wait(semaphore) != 0 {}  // EINTR: a signal interrupted the wait
+        if state.compareExchange(expected: Self.waiting, desired: Self.asleep, ordering: .acquiringAndReleasing)
+            .exchanged
+        {
+            while sem_wait(semaphore) != 0 {} // EINTR: a signal interrupted the wait
         }
     }
 

@@ -61,7 +61,8 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible, Equatable
 
     init(connection: OpaquePointer?, code: Int32, sql: String? = nil) {
         let extended = connection.map { sqlite3_extended_errcode($0) } ?? code
-        let message = connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
+        let message =
+            connection.flatMap { sqlite3_errmsg($0) }.map { String(cString: $0) }
             ?? String(cString: sqlite3_errstr(code))
         self.init(code: Code(rawValue: extended == 0 ? code : extended), message: message, sql: sql)
     }

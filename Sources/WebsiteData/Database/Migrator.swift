@@ -23,8 +23,9 @@ struct Migrator {
 
     /// The versions recorded in the database (empty for a new one). Reads only.
     func appliedVersions(_ db: DatabaseConnection) throws -> [Int] {
-        let exists = try db.scalar(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'wkstore_schema'")?.int64 ?? 0
+        let exists =
+            try db.scalar(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'wkstore_schema'")?.int64 ?? 0
         guard exists > 0 else {
             // A database with tables but no schema record is not a wkstore store.
             let tables = try db.scalar("SELECT count(*) FROM sqlite_master")?.int64 ?? 0
@@ -48,7 +49,8 @@ struct Migrator {
     func migrate(_ db: DatabaseConnection, path: String) throws {
         try check(db, path: path)
         if try appliedVersions(db).isEmpty {
-            try db.execute("""
+            try db.execute(
+                """
                 CREATE TABLE IF NOT EXISTS wkstore_schema (
                     version    INTEGER PRIMARY KEY NOT NULL,
                     name       TEXT NOT NULL,
@@ -59,13 +61,18 @@ struct Migrator {
         for migration in migrations {
             try db.transaction {
                 // Read again inside the write lock: another process may have migrated meanwhile.
-                let done = try db.scalar("SELECT count(*) FROM wkstore_schema WHERE version = ?",
-                                         [.integer(Int64(migration.version))])?.int64 ?? 0
+                let done =
+                    try db.scalar(
+                        "SELECT count(*) FROM wkstore_schema WHERE version = ?",
+                        [.integer(Int64(migration.version))])?.int64 ?? 0
                 guard done == 0 else { return }
                 try db.execute(migration.sql)
-                try db.execute("INSERT INTO wkstore_schema (version, name, applied_at) VALUES (?, ?, ?)",
-                               [.integer(Int64(migration.version)), .text(migration.name),
-                                .real(Date().timeIntervalSince1970)])
+                try db.execute(
+                    "INSERT INTO wkstore_schema (version, name, applied_at) VALUES (?, ?, ?)",
+                    [
+                        .integer(Int64(migration.version)), .text(migration.name),
+                        .real(Date().timeIntervalSince1970),
+                    ])
             }
         }
     }

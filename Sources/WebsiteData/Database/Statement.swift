@@ -55,11 +55,14 @@ final class Statement {
                     return sqlite3_bind_text64(handle, index, "", 0, wk_sqlite_transient(), UInt8(SQLITE_UTF8))
                 }
                 return base.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
-                    sqlite3_bind_text64(handle, index, $0, sqlite3_uint64(bytes.count), wk_sqlite_transient(), UInt8(SQLITE_UTF8))
+                    sqlite3_bind_text64(
+                        handle, index, $0, sqlite3_uint64(bytes.count), wk_sqlite_transient(), UInt8(SQLITE_UTF8))
                 }
             }
         case .blob(let v):
-            code = v.withUnsafeBytes { sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), wk_sqlite_transient()) }
+            code = v.withUnsafeBytes {
+                sqlite3_bind_blob64(handle, index, $0.baseAddress, sqlite3_uint64($0.count), wk_sqlite_transient())
+            }
         }
         guard code == SQLITE_OK else { throw DatabaseError(connection: connection.handle, code: code, sql: sql) }
     }

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 
 /// A store's SQLite database: the writer connection behind a lock, a reader connection for
@@ -73,8 +74,9 @@ final class StoreDatabase: Sendable {
             writer = try DatabaseConnection(location: .file(file))
             // Check before anything is written: a newer or foreign file is refused untouched.
             try Migrator().check(writer, path: file.path)
-            if !existed { try writer.execute("PRAGMA journal_mode = WAL") }
-            else if try writer.scalar("PRAGMA journal_mode")?.text != "wal" {
+            if !existed {
+                try writer.execute("PRAGMA journal_mode = WAL")
+            } else if try writer.scalar("PRAGMA journal_mode")?.text != "wal" {
                 try writer.execute("PRAGMA journal_mode = WAL")
             }
             try writer.execute("PRAGMA synchronous = NORMAL")
@@ -129,7 +131,9 @@ final class StoreDatabase: Sendable {
         func check(_ url: URL, allowed: Int) {
             guard let mode = (try? fm.attributesOfItem(atPath: url.path))?[.posixPermissions] as? Int else { return }
             if mode & 0o077 != 0 {
-                problems.append("\(url.path) is mode \(String(mode, radix: 8)), readable or writable by others than its owner (expected \(String(allowed, radix: 8)))")
+                problems.append(
+                    "\(url.path) is mode \(String(mode, radix: 8)), readable or writable by others than its owner (expected \(String(allowed, radix: 8)))"
+                )
             }
         }
         check(directory, allowed: 0o700)
@@ -187,7 +191,8 @@ final class StoreDatabase: Sendable {
     ///
     /// - Parameter cookies: read the cookies of logged cookie changes (the cookie store);
     ///   without, those entries are left out.
-    func foreignChanges(since lastSeq: Int64, watch: inout ChangeWatch, cookies: Bool = false) throws -> ForeignChanges? {
+    func foreignChanges(since lastSeq: Int64, watch: inout ChangeWatch, cookies: Bool = false) throws -> ForeignChanges?
+    {
         let now = Self.uptimeNanoseconds()
         // Whether the log was read within the recheck interval.
         let recent = watch.valid && now &- watch.checkedAt < Self.changeLogRecheckInterval
@@ -219,25 +224,36 @@ final class StoreDatabase: Sendable {
                 let trimmed = try SettingsTable.number(Self.trimmedThroughKey, db)
                 let entries: [ChangeLogEntry]
                 if cookies {
-                    entries = try db.rows("SELECT seq, data_type, site, since, op, \(CookiePersistence.columns) FROM change_log WHERE seq > ? ORDER BY seq",
-                                          [.integer(lastSeq)]) { row in
-                        ChangeLogEntry(seq: row.int(0), dataType: row.string(1), site: row.string(2), since: row.optionalDouble(3),
-                                       cookie: CookiePersistence.loggedCookie(row, opAt: 4))
+                    entries = try db.rows(
+                        "SELECT seq, data_type, site, since, op, \(CookiePersistence.columns) FROM change_log WHERE seq > ? ORDER BY seq",
+                        [.integer(lastSeq)]
+                    ) { row in
+                        ChangeLogEntry(
+                            seq: row.int(0), dataType: row.string(1), site: row.string(2), since: row.optionalDouble(3),
+                            cookie: CookiePersistence.loggedCookie(row, opAt: 4))
                     }
                 } else {
-                    entries = try db.rows("SELECT seq, data_type, site, since FROM change_log WHERE seq > ? AND op IS NULL ORDER BY seq", [.integer(lastSeq)]) {
-                        ChangeLogEntry(seq: $0.int(0), dataType: $0.string(1), site: $0.string(2), since: $0.optionalDouble(3))
+                    entries = try db.rows(
+                        "SELECT seq, data_type, site, since FROM change_log WHERE seq > ? AND op IS NULL ORDER BY seq",
+                        [.integer(lastSeq)]
+                    ) {
+                        ChangeLogEntry(
+                            seq: $0.int(0), dataType: $0.string(1), site: $0.string(2), since: $0.optionalDouble(3))
                     }
                 }
                 // Entries left out (cookie changes) still count: the newest seen is at least
                 // the newest committed before this transaction began.
                 let newest = max(entries.last?.seq ?? lastSeq, newest)
-                if lastSeq < trimmed { return ForeignChanges(entries: [], newestSeq: max(newest, trimmed), everything: true) }
+                if lastSeq < trimmed {
+                    return ForeignChanges(entries: [], newestSeq: max(newest, trimmed), everything: true)
+                }
                 let foreign = ownSequences.withLock { own in entries.filter { !own.contains($0.seq) } }
                 // Cookie changes are applied in log order, this object's own included once
                 // another's are among them: an own change committed after another process's
                 // change to the same cookie must stay on top of it.
-                if cookies && !foreign.isEmpty { return ForeignChanges(entries: entries, newestSeq: newest, everything: false) }
+                if cookies && !foreign.isEmpty {
+                    return ForeignChanges(entries: entries, newestSeq: newest, everything: false)
+                }
                 return ForeignChanges(entries: foreign, newestSeq: newest, everything: false)
             }
         }
@@ -267,8 +283,10 @@ final class StoreDatabase: Sendable {
     /// in-memory changes enqueue under their lock and wait after releasing it.
     ///
     /// - Parameter announced: queued inside `announcingWrite`, whose writers a commit leader gathers.
-    func enqueueWrite(changes: [ChangeLogEntry], announced: Bool = false,
-                      _ body: @escaping @Sendable (DatabaseConnection) throws -> Void) -> UInt64 {
+    func enqueueWrite(
+        changes: [ChangeLogEntry], announced: Bool = false,
+        _ body: @escaping @Sendable (DatabaseConnection) throws -> Void
+    ) -> UInt64 {
         queue.enqueue(PendingWrite(changes: changes, body: body), announced: announced)
     }
 
@@ -306,7 +324,9 @@ final class StoreDatabase: Sendable {
 
     /// `writeNow(changes:_:)` whose `body` also appends change-log entries as it goes (an
     /// import), with the `ChangeLogWriter` it is given; they are this object's own, as `changes` are.
-    func writeNow<T>(changes: [ChangeLogEntry], logging body: (DatabaseConnection, ChangeLogWriter) throws -> T) throws -> T {
+    func writeNow<T>(changes: [ChangeLogEntry], logging body: (DatabaseConnection, ChangeLogWriter) throws -> T) throws
+        -> T
+    {
         drainQueue()
         var range: ClosedRange<Int64>?
         let result = try writer.withLock { db in
@@ -341,7 +361,8 @@ final class StoreDatabase: Sendable {
     /// numbers they took. Used inside a write transaction of the writer connection.
     static func appendToLog(_ changes: [ChangeLogEntry], _ db: DatabaseConnection) throws -> ClosedRange<Int64>? {
         guard !changes.isEmpty else { return nil }
-        let statement = try db.statement("""
+        let statement = try db.statement(
+            """
             INSERT INTO change_log (data_type, site, since, op, \(CookiePersistence.columns))
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """)
@@ -425,7 +446,9 @@ final class StoreDatabase: Sendable {
         // changes (the range since the last trim: the cookie changes before it stay until folded).
         try db.execute("DELETE FROM change_log WHERE seq <= ?", [.integer(min(through, folded))])
         if through > folded {
-            try db.execute("DELETE FROM change_log WHERE seq > ? AND seq <= ? AND op IS NULL", [.integer(max(trimmed, folded)), .integer(through)])
+            try db.execute(
+                "DELETE FROM change_log WHERE seq > ? AND seq <= ? AND op IS NULL",
+                [.integer(max(trimmed, folded)), .integer(through)])
         }
         try SettingsTable.setNumber(Self.trimmedThroughKey, to: through, db)
     }
@@ -532,7 +555,6 @@ struct PendingWrite: Sendable {
     let body: @Sendable (DatabaseConnection) throws -> Void
 }
 
-import CSQLite
 private func sqlite3LastInsertRowID(_ db: DatabaseConnection) -> Int64 { sqlite3_last_insert_rowid(db.handle) }
 
 /// Settings of the store's writer connection, which wkstore-bench's SQLite floors use too.

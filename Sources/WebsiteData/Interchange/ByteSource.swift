@@ -56,7 +56,9 @@ final class ByteSource {
     /// Consumes a UTF-8 byte order mark at the start of the file, if there is one.
     func skipByteOrderMark() throws {
         while buffer.count - position < 3, try refill() {}
-        if buffer.count - position >= 3, buffer[position] == 0xEF, buffer[position + 1] == 0xBB, buffer[position + 2] == 0xBF {
+        if buffer.count - position >= 3, buffer[position] == 0xEF, buffer[position + 1] == 0xBB,
+            buffer[position + 2] == 0xBF
+        {
             position += 3
         }
     }

@@ -15,7 +15,9 @@ public struct CookieExportSummary: Sendable, Hashable, CustomStringConvertible {
             let partitioned = skipped.filter { $0.reason == .partitioned }.count
             let other = skipped.count - partitioned
             var parts: [String] = []
-            if partitioned > 0 { parts.append("\(partitioned) partitioned (the format has no partition; use storage-state)") }
+            if partitioned > 0 {
+                parts.append("\(partitioned) partitioned (the format has no partition; use storage-state)")
+            }
             if other > 0 { parts.append("\(other) with a tab or line break the format cannot hold") }
             text += "; left out " + parts.joined(separator: " and ")
         }

@@ -5,7 +5,8 @@ extension CookieImportSummary: CustomStringConvertible {
         var text = "read \(read) cookie\(read == 1 ? "" : "s"): imported \(imported)"
         if expired > 0 { text += ", skipped \(expired) already expired" }
         if evicted > 0 {
-            text += ", evicted \(evicted) to stay within the store's limits (raise cookies.max-total and cookies.max-per-site with `wkstore config set` to keep more)"
+            text +=
+                ", evicted \(evicted) to stay within the store's limits (raise cookies.max-total and cookies.max-per-site with `wkstore config set` to keep more)"
         }
         return text
     }

@@ -32,8 +32,10 @@ public enum CookieInterchange {
     ///   naming the line of a syntax error or a refused cookie; `StoreError` when the store
     ///   cannot commit. Nothing is imported in any of these cases.
     @discardableResult
-    public static func importCookies(from url: URL, format: CookieFileFormat? = nil,
-                                     into store: HTTPCookieStore) throws -> CookieImportSummary {
+    public static func importCookies(
+        from url: URL, format: CookieFileFormat? = nil,
+        into store: HTTPCookieStore
+    ) throws -> CookieImportSummary {
         let handle: FileHandle
         do { handle = try FileHandle(forReadingFrom: url) } catch {
             throw CookieFileError(path: url.path, reason: "cannot open the file (\(reasonText(error)))")
@@ -55,8 +57,10 @@ public enum CookieInterchange {
     ///   syntax error or a refused cookie; `StoreError` when the store cannot commit. Nothing
     ///   is imported in any of these cases.
     @discardableResult
-    public static func importCookies(from handle: FileHandle, named name: String = "-", format: CookieFileFormat? = nil,
-                                     into store: HTTPCookieStore) throws -> CookieImportSummary {
+    public static func importCookies(
+        from handle: FileHandle, named name: String = "-", format: CookieFileFormat? = nil,
+        into store: HTTPCookieStore
+    ) throws -> CookieImportSummary {
         let source = ByteSource(handle: handle, displayPath: name)
         try source.skipByteOrderMark()
         let chosen: CookieFileFormat
@@ -76,9 +80,13 @@ public enum CookieInterchange {
                         guard let next = try lines.next() else { return nil }
                         line = next
                     } catch LineReader.Overflow.lineTooLong(let number) {
-                        throw CookieImportError(line: number, reason: "the line is longer than \(LineReader.maxLineBytes) bytes, more than any cookie can be")
+                        throw CookieImportError(
+                            line: number,
+                            reason:
+                                "the line is longer than \(LineReader.maxLineBytes) bytes, more than any cookie can be")
                     }
-                    if let cookie = try NetscapeCookieFile.parse(line, number: lines.lineNumber, created: clock.next()) {
+                    if let cookie = try NetscapeCookieFile.parse(line, number: lines.lineNumber, created: clock.next())
+                    {
                         return (cookie, lines.lineNumber)
                     }
                 }
@@ -119,8 +127,10 @@ public enum CookieInterchange {
     /// - Throws: `StoreError.invalidArgument` for a site that is not a display name;
     ///   `CookieFileError` when a write fails; `StoreError` when the store cannot be read.
     @discardableResult
-    public static func exportCookies(from store: HTTPCookieStore, sites: [String]? = nil, format: CookieFileFormat,
-                                     to handle: FileHandle, named name: String = "-") throws -> CookieExportSummary {
+    public static func exportCookies(
+        from store: HTTPCookieStore, sites: [String]? = nil, format: CookieFileFormat,
+        to handle: FileHandle, named name: String = "-"
+    ) throws -> CookieExportSummary {
         try exportCookies(try cookies(of: store, sites: sites), format: format, to: handle, named: name)
     }
 
@@ -137,8 +147,10 @@ public enum CookieInterchange {
     /// - Throws: `StoreError.invalidArgument` for a site that is not a display name;
     ///   `CookieFileError` when the file cannot be written; `StoreError` when the store cannot be read.
     @discardableResult
-    public static func exportCookies(from store: HTTPCookieStore, sites: [String]? = nil, format: CookieFileFormat,
-                                     to url: URL) throws -> CookieExportSummary {
+    public static func exportCookies(
+        from store: HTTPCookieStore, sites: [String]? = nil, format: CookieFileFormat,
+        to url: URL
+    ) throws -> CookieExportSummary {
         let cookies = try cookies(of: store, sites: sites)
         return try ExportFile.write(to: url) { handle in
             try exportCookies(cookies, format: format, to: handle, named: url.path)
@@ -156,8 +168,10 @@ public enum CookieInterchange {
     ///   cookies and fields with tabs or line breaks in `cookies.txt`).
     /// - Throws: `CookieFileError` when a write fails.
     @discardableResult
-    public static func exportCookies(_ cookies: some Sequence<Cookie>, format: CookieFileFormat,
-                                     to handle: FileHandle, named name: String = "-") throws -> CookieExportSummary {
+    public static func exportCookies(
+        _ cookies: some Sequence<Cookie>, format: CookieFileFormat,
+        to handle: FileHandle, named name: String = "-"
+    ) throws -> CookieExportSummary {
         var writer = ChunkWriter(handle: handle, displayPath: name)
         var summary = CookieExportSummary()
         switch format {

@@ -14,7 +14,10 @@ enum ExportFile {
     static func write<T>(to url: URL, _ body: (FileHandle) throws -> T) throws -> T {
         let directory = url.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString.prefix(8)).tmp")
-        guard FileManager.default.createFile(atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
+        guard
+            FileManager.default.createFile(
+                atPath: temporary.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
             throw CookieFileError(path: url.path, reason: "cannot create a file in \(directory.path)")
         }
         var done = false
@@ -32,7 +35,8 @@ enum ExportFile {
             }
         }
         guard rename(temporary.path, url.path) == 0 else {
-            throw CookieFileError(path: url.path, reason: "cannot replace the file (\(String(cString: strerror(errno))))")
+            throw CookieFileError(
+                path: url.path, reason: "cannot replace the file (\(String(cString: strerror(errno))))")
         }
         done = true
         return result
@@ -41,7 +45,8 @@ enum ExportFile {
     /// The reason of a file error, in words (the POSIX message where there is one).
     static func reasonText(_ error: Error) -> String {
         let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain {
+        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain
+        {
             return String(cString: strerror(Int32(underlying.code)))
         }
         if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }

@@ -90,7 +90,8 @@ struct LineReader {
         guard from < buffer.count else { return nil }
         return buffer.withUnsafeBufferPointer { pointer -> Int? in
             guard let base = pointer.baseAddress,
-                  let found = memchr(base + from, Int32(byte), buffer.count - from) else { return nil }
+                let found = memchr(base + from, Int32(byte), buffer.count - from)
+            else { return nil }
             return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }

@@ -46,7 +46,9 @@ enum NetscapeCookieFile {
         }
     }
 
-    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, number: Int, created: Date) throws(CookieImportError) -> Cookie? {
+    private static func parse(_ bytes: UnsafeBufferPointer<UInt8>, number: Int, created: Date) throws(CookieImportError)
+        -> Cookie?
+    {
         let count = bytes.count
         var index = 0
         while index < count && (bytes[index] == 0x20 || bytes[index] == 0x09) { index += 1 }
@@ -70,7 +72,9 @@ enum NetscapeCookieFile {
         }
         fields.append(fieldStart..<count)
         if fields.count == 6 {
-            if equals(bytes, fields[2], "TRUE", ignoringCase: false) || equals(bytes, fields[2], "FALSE", ignoringCase: false) {
+            if equals(bytes, fields[2], "TRUE", ignoringCase: false)
+                || equals(bytes, fields[2], "FALSE", ignoringCase: false)
+            {
                 // curl: an old variant without the path field (an empty range stands for "/").
                 fields.insert(0..<0, at: 2)
             } else {
@@ -79,7 +83,11 @@ enum NetscapeCookieFile {
             }
         }
         guard fields.count == 7 else {
-            throw CookieImportError(line: number, reason: "expected 7 tab-separated fields (domain, include subdomains, path, secure, expires, name, value), found \(fields.count)")
+            throw CookieImportError(
+                line: number,
+                reason:
+                    "expected 7 tab-separated fields (domain, include subdomains, path, secure, expires, name, value), found \(fields.count)"
+            )
         }
 
         var domain = try text(bytes, fields[0], field: "domain", line: number)
@@ -92,12 +100,15 @@ enum NetscapeCookieFile {
         let name = try text(bytes, fields[5], field: "name", line: number)
         let value = try text(bytes, fields[6], field: "value", line: number)
 
-        return Cookie(name: name, value: value, domain: domain, path: path, isHostOnly: !includeSubdomains,
-                      isSecure: secure, isHTTPOnly: httpOnly, sameSite: .unspecified, expires: expires, created: created)
+        return Cookie(
+            name: name, value: value, domain: domain, path: path, isHostOnly: !includeSubdomains,
+            isSecure: secure, isHTTPOnly: httpOnly, sameSite: .unspecified, expires: expires, created: created)
     }
 
     /// A field as text; the file must be UTF-8.
-    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, field: String, line: Int) throws(CookieImportError) -> String {
+    private static func text(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, field: String, line: Int)
+        throws(CookieImportError) -> String
+    {
         let slice = UnsafeBufferPointer(rebasing: bytes[range])
         var ascii = true
         for i in 0..<slice.count where slice[i] >= 0x80 {
@@ -113,19 +124,26 @@ enum NetscapeCookieFile {
 
     /// `TRUE` or `FALSE`, in any case (curl compares them case-insensitively; it reads any other
     /// word as `FALSE`, which an import refuses instead).
-    private static func flag(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, field: String, line: Int) throws(CookieImportError) -> Bool {
+    private static func flag(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, field: String, line: Int)
+        throws(CookieImportError) -> Bool
+    {
         if equals(bytes, range, "TRUE", ignoringCase: true) { return true }
         if equals(bytes, range, "FALSE", ignoringCase: true) { return false }
-        throw CookieImportError(line: line, reason: "the \(field) must be TRUE or FALSE, found '\(excerpt(bytes, range))'")
+        throw CookieImportError(
+            line: line, reason: "the \(field) must be TRUE or FALSE, found '\(excerpt(bytes, range))'")
     }
 
     /// Unix seconds (a fraction is allowed, as some exporters write one); `0` or an empty field
     /// (Python's `MozillaCookieJar`) is a session cookie.
-    private static func expiry(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, line: Int) throws(CookieImportError) -> Date? {
+    private static func expiry(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, line: Int)
+        throws(CookieImportError) -> Date?
+    {
         if range.isEmpty { return nil }
         var whole: Int64 = 0
-        var digits = 0, fraction = 0
-        var dot = false, overflow = false
+        var digits = 0
+        var fraction = 0
+        var dot = false
+        var overflow = false
         for i in range {
             let byte = bytes[i]
             if byte >= 0x30 && byte <= 0x39 {
@@ -146,12 +164,16 @@ enum NetscapeCookieFile {
             }
         }
         guard digits > 0, !dot || fraction > 0 else {
-            throw CookieImportError(line: line, reason: "the expires field (field 5) must be Unix seconds, found '\(excerpt(bytes, range))'")
+            throw CookieImportError(
+                line: line, reason: "the expires field (field 5) must be Unix seconds, found '\(excerpt(bytes, range))'"
+            )
         }
         var seconds = Double(whole)
         if dot || overflow {
             guard let parsed = Double(excerpt(bytes, range, limit: range.count)), parsed.isFinite else {
-                throw CookieImportError(line: line, reason: "the expires field (field 5) must be Unix seconds, found '\(excerpt(bytes, range))'")
+                throw CookieImportError(
+                    line: line,
+                    reason: "the expires field (field 5) must be Unix seconds, found '\(excerpt(bytes, range))'")
             }
             seconds = parsed
         }
@@ -164,18 +186,23 @@ enum NetscapeCookieFile {
         return true
     }
 
-    private static func equals(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ upperWord: StaticString, ignoringCase: Bool) -> Bool {
+    private static func equals(
+        _ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ upperWord: StaticString, ignoringCase: Bool
+    ) -> Bool {
         guard range.count == upperWord.utf8CodeUnitCount else { return false }
         let word = upperWord.utf8Start
         for i in 0..<range.count {
-            let a = bytes[range.lowerBound + i], b = word[i]
+            let a = bytes[range.lowerBound + i]
+            let b = word[i]
             if a != b && !(ignoringCase && a == b | 0x20) { return false }
         }
         return true
     }
 
     private static func excerpt(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, limit: Int = 40) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: bytes[range.lowerBound..<min(range.upperBound, range.lowerBound + limit)]), as: UTF8.self)
+        String(
+            decoding: UnsafeBufferPointer(
+                rebasing: bytes[range.lowerBound..<min(range.upperBound, range.lowerBound + limit)]), as: UTF8.self)
     }
 
     // MARK: - Writing

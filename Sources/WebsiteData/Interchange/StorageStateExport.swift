@@ -57,7 +57,9 @@ extension StorageStateInterchange {
 
         /// One origin's entry: `origin`, `localStorage`, then `sessionStorage` and `indexedDB`
         /// when they were asked for (Playwright's order, with sessionStorage beside localStorage).
-        private func entry(for origin: SecurityOrigin, counting summary: inout StorageStateExportSummary) throws -> IDBJSONValue {
+        private func entry(for origin: SecurityOrigin, counting summary: inout StorageStateExportSummary) throws
+            -> IDBJSONValue
+        {
             typealias Member = IDBJSONValue.Member
             func list(_ items: [StorageItem]) -> IDBJSONValue {
                 .array(items.map { .object([Member("name", .string($0.key)), Member("value", .string($0.value))]) })

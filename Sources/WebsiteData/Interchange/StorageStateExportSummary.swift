@@ -18,9 +18,11 @@ public struct StorageStateExportSummary: Sendable, Hashable, CustomStringConvert
 
     /// One line: `wrote 3 cookies and 2 origins (5 localStorage items, 1 IndexedDB database with 12 records)`.
     public var description: String {
-        var text = "wrote " + StorageStateCount.text(cookies, "cookie") + " and " + StorageStateCount.text(origins, "origin")
-        let parts = StorageStateCount.storageParts(localStorage: localStorageItems, sessionStorage: sessionStorageItems,
-                                                   databases: indexedDBDatabases, records: indexedDBRecords)
+        var text =
+            "wrote " + StorageStateCount.text(cookies, "cookie") + " and " + StorageStateCount.text(origins, "origin")
+        let parts = StorageStateCount.storageParts(
+            localStorage: localStorageItems, sessionStorage: sessionStorageItems,
+            databases: indexedDBDatabases, records: indexedDBRecords)
         if !parts.isEmpty { text += " (" + parts.joined(separator: ", ") + ")" }
         return text
     }

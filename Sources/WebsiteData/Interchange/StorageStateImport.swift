@@ -67,7 +67,8 @@ struct StorageStateImport {
             }
         } catch let error as CookieImportError {
             // A refused cookie is the one read last; a syntax error says where by its line.
-            throw StorageStateImportError(line: error.line, path: readerFailed ? nil : "cookies[\(lastCookie)]", reason: error.reason)
+            throw StorageStateImportError(
+                line: error.line, path: readerFailed ? nil : "cookies[\(lastCookie)]", reason: error.reason)
         }
         guard originCount > 0 else { return summary }
 
@@ -113,8 +114,10 @@ struct StorageStateImport {
                 case .origin(let entry):
                     let origin = try decode(entry)
                     if let first = seen[origin.origin] {
-                        throw StorageStateImportError(line: entry.line, path: entry.path + ".origin",
-                                                      reason: "\(origin.origin) already has an entry (origins[\(first)]); give each origin one entry")
+                        throw StorageStateImportError(
+                            line: entry.line, path: entry.path + ".origin",
+                            reason:
+                                "\(origin.origin) already has an entry (origins[\(first)]); give each origin one entry")
                     }
                     seen[origin.origin] = entry.index
                     let bytes = try quota ?? readQuota()
@@ -143,8 +146,9 @@ struct StorageStateImport {
             throw StorageStateImportError(line: entry.line, path: entry.path, reason: "the entry has no \"origin\"")
         }
         guard let origin = SecurityOrigin(string: text) else {
-            throw StorageStateImportError(line: entry.line, path: entry.path + ".origin",
-                                          reason: "'\(text.prefix(200))' is not an origin (scheme://host[:port], as https://example.com)")
+            throw StorageStateImportError(
+                line: entry.line, path: entry.path + ".origin",
+                reason: "'\(text.prefix(200))' is not an origin (scheme://host[:port], as https://example.com)")
         }
         var databases: [PlaywrightIndexedDBDatabase] = []
         var names: [String: Int] = [:]
@@ -152,16 +156,18 @@ struct StorageStateImport {
             let path = entry.path + ".indexedDB[\(number)]"
             let database = try Self.decodeDatabase(item.json, path: path, line: item.line)
             if let first = names[database.name] {
-                throw StorageStateImportError(line: item.line, path: path,
-                                              reason: "a second database named '\(database.name)' (the first is indexedDB[\(first)])")
+                throw StorageStateImportError(
+                    line: item.line, path: path,
+                    reason: "a second database named '\(database.name)' (the first is indexedDB[\(first)])")
             }
             names[database.name] = number
             databases.append(database)
         }
-        return Origin(entry: entry, origin: origin,
-                      localStorage: (entry.localStorage ?? []).map { ($0.name, $0.value) },
-                      sessionStorage: (entry.sessionStorage ?? []).map { ($0.name, $0.value) },
-                      databases: databases)
+        return Origin(
+            entry: entry, origin: origin,
+            localStorage: (entry.localStorage ?? []).map { ($0.name, $0.value) },
+            sessionStorage: (entry.sessionStorage ?? []).map { ($0.name, $0.value) },
+            databases: databases)
     }
 
     /// Decodes one database, naming the deepest part that is not what Playwright writes.
@@ -171,16 +177,19 @@ struct StorageStateImport {
         } catch let error as IDBError {
             var place = path
             if case .array(let stores)? = json["stores"] {
-                search: for (storeNumber, store) in stores.enumerated() where (try? PlaywrightIndexedDBStore(jsonValue: store)) == nil {
+                search: for (storeNumber, store) in stores.enumerated()
+                where (try? PlaywrightIndexedDBStore(jsonValue: store)) == nil {
                     place += ".stores[\(storeNumber)]"
                     if case .array(let records)? = store["records"] {
-                        for (number, record) in records.enumerated() where (try? PlaywrightIndexedDBRecord(jsonValue: record)) == nil {
+                        for (number, record) in records.enumerated()
+                        where (try? PlaywrightIndexedDBRecord(jsonValue: record)) == nil {
                             place += ".records[\(number)]"
                             break search
                         }
                     }
                     if case .array(let indexes)? = store["indexes"] {
-                        for (number, index) in indexes.enumerated() where (try? PlaywrightIndexedDBIndex(jsonValue: index)) == nil {
+                        for (number, index) in indexes.enumerated()
+                        where (try? PlaywrightIndexedDBIndex(jsonValue: index)) == nil {
                             place += ".indexes[\(number)]"
                             break search
                         }
@@ -207,15 +216,21 @@ struct StorageStateImport {
                     let source = kind == "localStorage" ? origin.entry.localStorage : origin.entry.sessionStorage
                     throw StorageStateImportError(
                         line: source?[number].line, path: origin.entry.path + ".\(kind)[\(number)]",
-                        reason: "this item would take \(origin.origin) past its \(kind) quota: \(required) bytes needed, the quota is \(quota) bytes (raise localstorage.quota with `wkstore config set`)")
+                        reason:
+                            "this item would take \(origin.origin) past its \(kind) quota: \(required) bytes needed, the quota is \(quota) bytes (raise localstorage.quota with `wkstore config set`)"
+                    )
                 }
                 sizes[item.key] = size
                 used = required
             }
         }
-        try check(origin.localStorage, stored: try store.localStorage.items(origin: origin.origin), kind: "localStorage")
+        try check(
+            origin.localStorage, stored: try store.localStorage.items(origin: origin.origin), kind: "localStorage")
         if let namespace, let existing = store.sessionStorage.namespaces.first(where: { $0.id == namespace }) {
-            try check(origin.sessionStorage, stored: try store.sessionStorage.items(origin: origin.origin, namespace: existing), kind: "sessionStorage")
+            try check(
+                origin.sessionStorage,
+                stored: try store.sessionStorage.items(origin: origin.origin, namespace: existing),
+                kind: "sessionStorage")
         } else if namespace != nil {
             try check(origin.sessionStorage, stored: [], kind: "sessionStorage")
         }
@@ -228,8 +243,9 @@ struct StorageStateImport {
         do {
             try scratch.indexedDB.importStorageState(origin.databases, origin: origin.origin, place: &place)
         } catch let error as IDBError {
-            throw StorageStateImportError(line: place.database.flatMap { origin.entry.indexedDB?[$0].line } ?? origin.entry.line,
-                                          path: Self.path(of: place, in: origin), reason: "\(error.message) (\(error.name))")
+            throw StorageStateImportError(
+                line: place.database.flatMap { origin.entry.indexedDB?[$0].line } ?? origin.entry.line,
+                path: Self.path(of: place, in: origin), reason: "\(error.message) (\(error.name))")
         }
         for database in origin.databases {
             try scratch.indexedDB.deleteDatabase(origin: origin.origin, name: database.name)
@@ -270,15 +286,18 @@ struct StorageStateImport {
     }
 
     /// Imports every origin entry the reader yields.
-    private func importOrigins(from reader: inout StorageStateReader, into summary: inout StorageStateImportSummary,
-                               progress: inout Progress) throws {
+    private func importOrigins(
+        from reader: inout StorageStateReader, into summary: inout StorageStateImportSummary,
+        progress: inout Progress
+    ) throws {
         while true {
             let event: StorageStateReader.Event
             do { event = try reader.nextEvent(created: Date()) } catch let error as StorageStateImportError {
                 throw error.having(imported: progress.described(current: nil))
             } catch let error as CookieImportError {
-                throw StorageStateImportError(line: error.line, path: nil, reason: "the file changed while it was imported: \(error.reason)",
-                                              imported: progress.described(current: nil))
+                throw StorageStateImportError(
+                    line: error.line, path: nil, reason: "the file changed while it was imported: \(error.reason)",
+                    imported: progress.described(current: nil))
             }
             switch event {
             case .origin(let entry):
@@ -292,8 +311,10 @@ struct StorageStateImport {
     }
 
     /// Imports one origin entry: localStorage, sessionStorage, then IndexedDB.
-    private func importOrigin(_ entry: StorageStateOriginEntry, into summary: inout StorageStateImportSummary,
-                              progress: inout Progress) throws {
+    private func importOrigin(
+        _ entry: StorageStateOriginEntry, into summary: inout StorageStateImportSummary,
+        progress: inout Progress
+    ) throws {
         progress.parts = []
         var step = entry.path
         do {
@@ -307,7 +328,8 @@ struct StorageStateImport {
             if let namespace = summary.sessionStorageNamespace {
                 if !origin.sessionStorage.isEmpty {
                     step = entry.path + ".sessionStorage"
-                    try store.sessionStorage.setItems(origin.sessionStorage, origin: origin.origin, namespace: namespace)
+                    try store.sessionStorage.setItems(
+                        origin.sessionStorage, origin: origin.origin, namespace: namespace)
                     summary.sessionStorageItems += origin.sessionStorage.count
                     progress.parts.append("sessionStorage")
                 }
@@ -325,8 +347,10 @@ struct StorageStateImport {
             throw error.having(imported: progress.described(current: entry.path))
         } catch {
             // One line, as every message of an import is (a database error quotes its SQL).
-            let reason = "\(error)".split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }.joined(separator: " ")
-            throw StorageStateImportError(line: entry.line, path: step, reason: reason, imported: progress.described(current: entry.path))
+            let reason = "\(error)".split(whereSeparator: \.isNewline).map { $0.trimmingCharacters(in: .whitespaces) }
+                .joined(separator: " ")
+            throw StorageStateImportError(
+                line: entry.line, path: step, reason: reason, imported: progress.described(current: entry.path))
         }
         summary.origins += 1
         progress.origins.append(entry.index)
@@ -337,7 +361,9 @@ struct StorageStateImport {
 
     /// The store's web storage quota, in bytes.
     private func readQuota() throws -> Int64 {
-        do { return try store.database.read { try StorageQuota.bytes($0) } } catch { throw StorageRemoval.storeError(error) }
+        do { return try store.database.read { try StorageQuota.bytes($0) } } catch {
+            throw StorageRemoval.storeError(error)
+        }
     }
 
     /// A source over the file from its start (past a byte order mark), and how to close it.
@@ -355,7 +381,8 @@ struct StorageStateImport {
             return (source, { try? handle.close() })
         case .handle(let handle, let offset, let name):
             do { try handle.seek(toOffset: offset) } catch {
-                throw CookieFileError(path: name, reason: "cannot read the file again from its start (\(ExportFile.reasonText(error)))")
+                throw CookieFileError(
+                    path: name, reason: "cannot read the file again from its start (\(ExportFile.reasonText(error)))")
             }
             let source = ByteSource(handle: handle, displayPath: name)
             try source.skipByteOrderMark()

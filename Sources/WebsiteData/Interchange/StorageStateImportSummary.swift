@@ -26,11 +26,13 @@ public struct StorageStateImportSummary: Sendable, Hashable, CustomStringConvert
     /// `read 4 cookies: imported 4; 2 origins: 5 localStorage items, 1 IndexedDB database with 12 records`
     public var description: String {
         var text = cookies.description + "; " + StorageStateCount.text(origins, "origin")
-        var parts = StorageStateCount.storageParts(localStorage: localStorageItems, sessionStorage: sessionStorageItems,
-                                                   databases: indexedDBDatabases, records: indexedDBRecords)
+        var parts = StorageStateCount.storageParts(
+            localStorage: localStorageItems, sessionStorage: sessionStorageItems,
+            databases: indexedDBDatabases, records: indexedDBRecords)
         if ignoredSessionStorageItems > 0 {
-            parts.append("left out " + StorageStateCount.text(ignoredSessionStorageItems, "sessionStorage item")
-                         + " (name a sessionStorage namespace to import them)")
+            parts.append(
+                "left out " + StorageStateCount.text(ignoredSessionStorageItems, "sessionStorage item")
+                    + " (name a sessionStorage namespace to import them)")
         }
         if !parts.isEmpty { text += ": " + parts.joined(separator: ", ") }
         return text

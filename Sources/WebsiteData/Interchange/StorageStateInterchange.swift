@@ -44,10 +44,13 @@ public enum StorageStateInterchange {
     ///   namespace (sessionStorage lives in the memory of the process that made it);
     ///   `CookieFileError` when a write fails; `StoreError` or `IDBError` when the store cannot be read.
     @discardableResult
-    public static func exportStorageState(from store: WebsiteDataStore, sites: Set<String>? = nil, includeIndexedDB: Bool = false,
-                                          sessionStorageNamespace: String? = nil, to handle: FileHandle,
-                                          named name: String = "-") throws -> StorageStateExportSummary {
-        let plan = try ExportPlan(store: store, sites: sites, includeIndexedDB: includeIndexedDB, namespace: sessionStorageNamespace)
+    public static func exportStorageState(
+        from store: WebsiteDataStore, sites: Set<String>? = nil, includeIndexedDB: Bool = false,
+        sessionStorageNamespace: String? = nil, to handle: FileHandle,
+        named name: String = "-"
+    ) throws -> StorageStateExportSummary {
+        let plan = try ExportPlan(
+            store: store, sites: sites, includeIndexedDB: includeIndexedDB, namespace: sessionStorageNamespace)
         return try plan.write(to: handle, named: name)
     }
 
@@ -65,9 +68,12 @@ public enum StorageStateInterchange {
     /// - Throws: as `exportStorageState(from:sites:includeIndexedDB:sessionStorageNamespace:to:named:)`;
     ///   `CookieFileError` when the file cannot be written.
     @discardableResult
-    public static func exportStorageState(from store: WebsiteDataStore, sites: Set<String>? = nil, includeIndexedDB: Bool = false,
-                                          sessionStorageNamespace: String? = nil, to url: URL) throws -> StorageStateExportSummary {
-        let plan = try ExportPlan(store: store, sites: sites, includeIndexedDB: includeIndexedDB, namespace: sessionStorageNamespace)
+    public static func exportStorageState(
+        from store: WebsiteDataStore, sites: Set<String>? = nil, includeIndexedDB: Bool = false,
+        sessionStorageNamespace: String? = nil, to url: URL
+    ) throws -> StorageStateExportSummary {
+        let plan = try ExportPlan(
+            store: store, sites: sites, includeIndexedDB: includeIndexedDB, namespace: sessionStorageNamespace)
         return try ExportFile.write(to: url) { handle in try plan.write(to: handle, named: url.path) }
     }
 
@@ -95,8 +101,10 @@ public enum StorageStateInterchange {
     ///   file cannot be opened or read; `StoreError.invalidArgument` for a namespace that is not
     ///   an identifier; `StoreError` when the store cannot commit the cookies (nothing imported).
     @discardableResult
-    public static func importStorageState(from url: URL, into store: WebsiteDataStore,
-                                          sessionStorageNamespace: String? = nil) throws -> StorageStateImportSummary {
+    public static func importStorageState(
+        from url: URL, into store: WebsiteDataStore,
+        sessionStorageNamespace: String? = nil
+    ) throws -> StorageStateImportSummary {
         let namespace = try namespaceID(sessionStorageNamespace)
         // Fail on an unreadable file before anything else.
         do { try FileHandle(forReadingFrom: url).close() } catch {
@@ -121,12 +129,18 @@ public enum StorageStateInterchange {
     /// - Returns: what was imported.
     /// - Throws: as `importStorageState(from:into:sessionStorageNamespace:)`.
     @discardableResult
-    public static func importStorageState(from handle: FileHandle, named name: String = "-", into store: WebsiteDataStore,
-                                          sessionStorageNamespace: String? = nil) throws -> StorageStateImportSummary {
+    public static func importStorageState(
+        from handle: FileHandle, named name: String = "-", into store: WebsiteDataStore,
+        sessionStorageNamespace: String? = nil
+    ) throws -> StorageStateImportSummary {
         let namespace = try namespaceID(sessionStorageNamespace)
         var status = stat()
-        if fstat(handle.fileDescriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG, let offset = try? handle.offset() {
-            return try StorageStateImport(store: store, namespace: namespace, input: .handle(handle, offset: offset, name: name)).run()
+        if fstat(handle.fileDescriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG,
+            let offset = try? handle.offset()
+        {
+            return try StorageStateImport(
+                store: store, namespace: namespace, input: .handle(handle, offset: offset, name: name)
+            ).run()
         }
         let spool = try spool(handle, named: name)
         defer { try? FileManager.default.removeItem(at: spool) }
@@ -139,16 +153,22 @@ public enum StorageStateInterchange {
     static func namespaceID(_ text: String?) throws -> UUID? {
         guard let text else { return nil }
         guard let id = UUID(uuidString: text) else {
-            throw StoreError.invalidArgument("'\(text.prefix(80))' is not a sessionStorage namespace: give its identifier, a UUID such as \(UUID().uuidString.lowercased())")
+            throw StoreError.invalidArgument(
+                "'\(text.prefix(80))' is not a sessionStorage namespace: give its identifier, a UUID such as \(UUID().uuidString.lowercased())"
+            )
         }
         return id
     }
 
     /// Copies what a handle holds to a new temporary file (0600).
     private static func spool(_ handle: FileHandle, named name: String) throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-import-\(UUID().uuidString).json")
-        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600]) else {
-            throw CookieFileError(path: name, reason: "cannot create a temporary file in \(url.deletingLastPathComponent().path) to hold the input")
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "wkstore-import-\(UUID().uuidString).json")
+        guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
+            throw CookieFileError(
+                path: name,
+                reason: "cannot create a temporary file in \(url.deletingLastPathComponent().path) to hold the input")
         }
         do {
             let output = try FileHandle(forWritingTo: url)
@@ -160,7 +180,9 @@ public enum StorageStateInterchange {
                 }
                 guard let chunk, !chunk.isEmpty else { break }
                 do { try output.write(contentsOf: chunk) } catch {
-                    throw CookieFileError(path: url.path, reason: "cannot write the temporary copy of the input (\(ExportFile.reasonText(error)))")
+                    throw CookieFileError(
+                        path: url.path,
+                        reason: "cannot write the temporary copy of the input (\(ExportFile.reasonText(error)))")
                 }
             }
         } catch {

@@ -93,10 +93,14 @@ struct StorageStateReader {
             switch state {
             case .start:
                 guard let byte = try skipSpace() else {
-                    throw error("a storage state file is a JSON object ({\"cookies\": [...], \"origins\": [...]}), but the file is empty")
+                    throw error(
+                        "a storage state file is a JSON object ({\"cookies\": [...], \"origins\": [...]}), but the file is empty"
+                    )
                 }
                 guard byte == UInt8(ascii: "{") else {
-                    throw error("a storage state file is a JSON object ({\"cookies\": [...], \"origins\": [...]}); found \(describe(byte))")
+                    throw error(
+                        "a storage state file is a JSON object ({\"cookies\": [...], \"origins\": [...]}); found \(describe(byte))"
+                    )
                 }
                 advance()
                 state = .members
@@ -128,7 +132,9 @@ struct StorageStateReader {
                     if sawOrigins { throw error("the document has two \"origins\" members") }
                     sawOrigins = true
                     guard try skipSpace() == UInt8(ascii: "[") else {
-                        throw error("\"origins\" must be an array of origin objects ({\"origin\": ..., \"localStorage\": [...]})")
+                        throw error(
+                            "\"origins\" must be an array of origin objects ({\"origin\": ..., \"localStorage\": [...]})"
+                        )
                     }
                     advance()
                     state = .origins(first: true)
@@ -176,7 +182,11 @@ struct StorageStateReader {
                 }
                 let path = "origins[\(originIndex)]"
                 guard byte == UInt8(ascii: "{") else {
-                    throw StorageStateImportError(line: line, path: path, reason: "an origin entry must be an object ({\"origin\": ..., \"localStorage\": [...]}), found \(describe(byte))")
+                    throw StorageStateImportError(
+                        line: line, path: path,
+                        reason:
+                            "an origin entry must be an object ({\"origin\": ..., \"localStorage\": [...]}), found \(describe(byte))"
+                    )
                 }
                 let entry = try readOrigin(path: path)
                 originIndex += 1
@@ -208,9 +218,13 @@ struct StorageStateReader {
                 case "origin":
                     guard let byte = try skipSpace() else { throw endOfFile() }
                     if try readNull(byte) { continue }
-                    guard byte == UInt8(ascii: "\"") else { throw error("must be a string (\"https://example.com\"), found \(describe(byte))") }
+                    guard byte == UInt8(ascii: "\"") else {
+                        throw error("must be a string (\"https://example.com\"), found \(describe(byte))")
+                    }
                     entry.origin = try readString(limit: Self.maxFieldBytes)
-                    if entry.origin == nil { throw error("is longer than \(Self.maxFieldBytes) bytes, more than any origin") }
+                    if entry.origin == nil {
+                        throw error("is longer than \(Self.maxFieldBytes) bytes, more than any origin")
+                    }
                 case "localStorage":
                     entry.localStorage = try readItems(path: current)
                 case "sessionStorage":
@@ -218,7 +232,9 @@ struct StorageStateReader {
                 case "indexedDB":
                     guard let byte = try skipSpace() else { throw endOfFile() }
                     if try readNull(byte) { continue }
-                    guard byte == UInt8(ascii: "[") else { throw error("must be an array of databases, found \(describe(byte))") }
+                    guard byte == UInt8(ascii: "[") else {
+                        throw error("must be an array of databases, found \(describe(byte))")
+                    }
                     advance()
                     var databases: [(json: IDBJSONValue, line: Int)] = []
                     var firstItem = true
@@ -245,7 +261,9 @@ struct StorageStateReader {
         guard let byte = try skipSpace() else { throw endOfFile() }
         if try readNull(byte) { return nil }
         guard byte == UInt8(ascii: "[") else {
-            throw StorageStateImportError(line: line, path: path, reason: "must be an array of {\"name\": ..., \"value\": ...} objects, found \(describe(byte))")
+            throw StorageStateImportError(
+                line: line, path: path,
+                reason: "must be an array of {\"name\": ..., \"value\": ...} objects, found \(describe(byte))")
         }
         advance()
         var items: [StorageStateItem] = []
@@ -264,11 +282,13 @@ struct StorageStateReader {
     /// Reads one `{"name": ..., "value": ...}` object; other members are checked and ignored.
     private mutating func readItem(path: String) throws -> StorageStateItem {
         guard try skipSpace() == UInt8(ascii: "{") else {
-            throw StorageStateImportError(line: line, path: path, reason: "must be a {\"name\": ..., \"value\": ...} object")
+            throw StorageStateImportError(
+                line: line, path: path, reason: "must be a {\"name\": ..., \"value\": ...} object")
         }
         let start = line
         advance()
-        var name: String?, value: String?
+        var name: String?
+        var value: String?
         var first = true
         while let key = try nextKey(first: &first) {
             guard key == "name" || key == "value" else {
@@ -277,7 +297,8 @@ struct StorageStateReader {
             }
             guard let next = try skipSpace() else { throw endOfFile() }
             guard next == UInt8(ascii: "\"") else {
-                throw StorageStateImportError(line: line, path: path + "." + key, reason: "must be a string, found \(describe(next))")
+                throw StorageStateImportError(
+                    line: line, path: path + "." + key, reason: "must be a string, found \(describe(next))")
             }
             let text = try readString(limit: Int.max) ?? ""
             if key == "name" { name = text } else { value = text }
@@ -295,7 +316,9 @@ struct StorageStateReader {
             return false
         }
         if !first {
-            guard byte == UInt8(ascii: ",") else { throw error("expected ',' or ']' in an array, found \(describe(byte))") }
+            guard byte == UInt8(ascii: ",") else {
+                throw error("expected ',' or ']' in an array, found \(describe(byte))")
+            }
             advance()
         }
         first = false
@@ -345,9 +368,15 @@ struct StorageStateReader {
 
     private mutating func readCookie(startLine: Int, created: Date) throws -> Cookie {
         advance() // {
-        var name: String?, value: String?, domain: String?, path: String?, sameSite: String?, partitionKey: String?
+        var name: String?
+        var value: String?
+        var domain: String?
+        var path: String?
+        var sameSite: String?
+        var partitionKey: String?
         var expires: Double?
-        var httpOnly = false, secure = false
+        var httpOnly = false
+        var secure = false
         var sameSiteSpecified = true
         var first = true
         while let key = try nextKey(first: &first) {
@@ -377,7 +406,10 @@ struct StorageStateReader {
         var date: Date?
         if let expires, expires != -1, expires != 0 {
             // Playwright refuses other negative values.
-            guard expires > 0 else { throw refuse("cookies[\(index)] has \"expires\": \(expires); expected Unix seconds, or -1 for a session cookie") }
+            guard expires > 0 else {
+                throw refuse(
+                    "cookies[\(index)] has \"expires\": \(expires); expected Unix seconds, or -1 for a session cookie")
+            }
             date = Date(timeIntervalSince1970: expires)
         }
         var policy = CookieSameSite.unspecified
@@ -386,13 +418,17 @@ struct StorageStateReader {
             case "strict": policy = .strict
             case "lax": policy = .lax
             case "none": policy = .none
-            default: throw refuse("cookies[\(index)] has \"sameSite\": \"\(sameSite.prefix(40))\"; expected \"Strict\", \"Lax\" or \"None\"")
+            default:
+                throw refuse(
+                    "cookies[\(index)] has \"sameSite\": \"\(sameSite.prefix(40))\"; expected \"Strict\", \"Lax\" or \"None\""
+                )
             }
         }
         if !sameSiteSpecified { policy = .unspecified }
-        return Cookie(name: name, value: value, domain: domain, path: path ?? "/", isHostOnly: hostOnly,
-                      isSecure: secure, isHTTPOnly: httpOnly, sameSite: policy, partitionKey: partitionKey ?? "",
-                      expires: date, created: created)
+        return Cookie(
+            name: name, value: value, domain: domain, path: path ?? "/", isHostOnly: hostOnly,
+            isSecure: secure, isHTTPOnly: httpOnly, sameSite: policy, partitionKey: partitionKey ?? "",
+            expires: date, created: created)
     }
 
     /// A string member; `nil` for `null` (which `wkstore cookies list --json` writes for no partition).
@@ -449,17 +485,23 @@ struct StorageStateReader {
             return nil
         }
         if !first {
-            guard byte == UInt8(ascii: ",") else { throw error("expected ',' or '}' after an object member, found \(describe(byte))") }
+            guard byte == UInt8(ascii: ",") else {
+                throw error("expected ',' or '}' after an object member, found \(describe(byte))")
+            }
             advance()
             guard let after = try skipSpace() else { throw endOfFile() }
             byte = after
         }
         first = false
-        guard byte == UInt8(ascii: "\"") else { throw error("expected a member name in double quotes, found \(describe(byte))") }
+        guard byte == UInt8(ascii: "\"") else {
+            throw error("expected a member name in double quotes, found \(describe(byte))")
+        }
         // A key longer than any we know is read through and reported as unknown.
         let key = try readString(limit: keyLimit) ?? ""
         guard let colon = try skipSpace() else { throw endOfFile() }
-        guard colon == UInt8(ascii: ":") else { throw error("expected ':' after a member name, found \(describe(colon))") }
+        guard colon == UInt8(ascii: ":") else {
+            throw error("expected ':' after a member name, found \(describe(colon))")
+        }
         advance()
         return key
     }
@@ -485,7 +527,9 @@ struct StorageStateReader {
                     break
                 }
                 if !first {
-                    guard next == UInt8(ascii: ",") else { throw error("expected ',' or ']' in an array, found \(describe(next))") }
+                    guard next == UInt8(ascii: ",") else {
+                        throw error("expected ',' or ']' in an array, found \(describe(next))")
+                    }
                     advance()
                 }
                 first = false
@@ -554,7 +598,9 @@ struct StorageStateReader {
             switch byte {
             case UInt8(ascii: "\""):
                 if overflow { return nil }
-                guard let string = String(bytes: bytes, encoding: .utf8) else { throw error("a string is not valid UTF-8") }
+                guard let string = String(bytes: bytes, encoding: .utf8) else {
+                    throw error("a string is not valid UTF-8")
+                }
                 return string
             case UInt8(ascii: "\\"):
                 guard let escape = try peek() else { throw endOfFile() }
@@ -569,12 +615,18 @@ struct StorageStateReader {
                 case UInt8(ascii: "u"):
                     var scalar = try readHex4()
                     if scalar >= 0xD800 && scalar <= 0xDBFF {
-                        guard try peek() == UInt8(ascii: "\\") else { throw error("a \\u escape is half a surrogate pair") }
+                        guard try peek() == UInt8(ascii: "\\") else {
+                            throw error("a \\u escape is half a surrogate pair")
+                        }
                         advance()
-                        guard try peek() == UInt8(ascii: "u") else { throw error("a \\u escape is half a surrogate pair") }
+                        guard try peek() == UInt8(ascii: "u") else {
+                            throw error("a \\u escape is half a surrogate pair")
+                        }
                         advance()
                         let low = try readHex4()
-                        guard low >= 0xDC00 && low <= 0xDFFF else { throw error("a \\u escape is half a surrogate pair") }
+                        guard low >= 0xDC00 && low <= 0xDFFF else {
+                            throw error("a \\u escape is half a surrogate pair")
+                        }
                         scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
                     } else if scalar >= 0xDC00 && scalar <= 0xDFFF {
                         throw error("a \\u escape is half a surrogate pair")
@@ -610,8 +662,9 @@ struct StorageStateReader {
     private mutating func readNumber() throws -> Double {
         var text: [UInt8] = []
         while let byte = try peek(), text.count <= 64,
-              (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
-                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+            (byte >= 0x30 && byte <= 0x39) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "+")
+                || byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E")
+        {
             text.append(byte)
             advance()
         }

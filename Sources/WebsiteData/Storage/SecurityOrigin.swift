@@ -29,7 +29,9 @@ public struct SecurityOrigin: Sendable, Hashable, Comparable, Codable, CustomStr
             return
         }
         guard let host = Site.canonicalHost(of: url), !host.isEmpty,
-              !host.unicodeScalars.contains(where: { $0.value <= 0x20 || $0.value == 0x7F || "/\\?#@".unicodeScalars.contains($0) })
+            !host.unicodeScalars.contains(where: {
+                $0.value <= 0x20 || $0.value == 0x7F || "/\\?#@".unicodeScalars.contains($0)
+            })
         else { return nil }
         var port = url.port
         if let given = port, !(0...65535).contains(given) { return nil }
@@ -52,8 +54,8 @@ public struct SecurityOrigin: Sendable, Hashable, Comparable, Codable, CustomStr
         let authority = text[separator.upperBound...]
         if authority.contains(where: { "/?#@\\".contains($0) }) { return nil }
         guard let url = URL(string: String(text)), url.path.isEmpty || url.path == "/",
-              url.query == nil, url.fragment == nil, url.user == nil, url.password == nil,
-              let origin = SecurityOrigin(url: url)
+            url.query == nil, url.fragment == nil, url.user == nil, url.password == nil,
+            let origin = SecurityOrigin(url: url)
         else { return nil }
         if origin.scheme == "file" && !authority.isEmpty { return nil }
         self = origin

@@ -78,7 +78,8 @@ enum StorageQuota {
 
     /// The quota set in the store (the `localstorage.quota` setting), or the default.
     static func bytes(_ db: DatabaseConnection) throws -> Int64 {
-        let text = try db.scalar("SELECT value FROM settings WHERE key = ?", [.text(StoreSetting.localStorageQuota.key)])?.text
+        let text = try db.scalar(
+            "SELECT value FROM settings WHERE key = ?", [.text(StoreSetting.localStorageQuota.key)])?.text
         return text.flatMap { Int64($0) } ?? defaultBytes
     }
 }

@@ -10,8 +10,10 @@ enum StorageRemoval {
     ///   - siteColumn: the column holding the display name.
     ///   - modifiedColumn: the column holding the modification time (Unix seconds).
     /// - Returns: the conditions; none when the filter names an empty set of sites.
-    static func conditions(_ filter: RemovalFilter, siteColumn: String = "site",
-                           modifiedColumn: String = "modified") -> [(sql: String, arguments: [DatabaseValue])] {
+    static func conditions(
+        _ filter: RemovalFilter, siteColumn: String = "site",
+        modifiedColumn: String = "modified"
+    ) -> [(sql: String, arguments: [DatabaseValue])] {
         var base: [String] = []
         var arguments: [DatabaseValue] = []
         if let since = filter.modifiedSince {
@@ -34,10 +36,13 @@ enum StorageRemoval {
     }
 
     /// The display names with rows in `table` that the filter matches.
-    static func matchingSites(in table: String, _ filter: RemovalFilter, _ db: DatabaseConnection) throws -> Set<String> {
+    static func matchingSites(in table: String, _ filter: RemovalFilter, _ db: DatabaseConnection) throws -> Set<String>
+    {
         var sites = Set<String>()
         for condition in conditions(filter) {
-            for site in try db.rows("SELECT DISTINCT site FROM \(table) WHERE \(condition.sql)", condition.arguments, { $0.string(0) }) {
+            for site in try db.rows(
+                "SELECT DISTINCT site FROM \(table) WHERE \(condition.sql)", condition.arguments, { $0.string(0) })
+            {
                 sites.insert(site)
             }
         }

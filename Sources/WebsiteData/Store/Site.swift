@@ -68,7 +68,8 @@ public enum Site {
     /// The host of a URL as cookies and sites use it: lower case, IDN in ASCII form as the URL
     /// holds it, IPv6 without brackets, one trailing dot kept (a trailing-dot host is another host).
     public static func canonicalHost(of url: URL) -> String? {
-        withRequestBytes(of: url) { host, _, _ in String(decoding: host, as: UTF8.self) } ?? foundationCanonicalHost(of: url)
+        withRequestBytes(of: url) { host, _, _ in String(decoding: host, as: UTF8.self) }
+            ?? foundationCanonicalHost(of: url)
     }
 
     /// `canonicalHost(of:)` through `URL`'s own accessors.
@@ -112,12 +113,19 @@ public enum Site {
     /// of a lookup copied its context (a `URL` and a string) at each level, through Foundation's
     /// value witnesses, which cost more than the strings this saves.
     @inline(__always)
-    static func withRequestBytes<R>(of url: URL, _ body: (_ host: UnsafeBufferPointer<UInt8>, _ path: UnsafeBufferPointer<UInt8>,
-                                                          _ isSecureOrigin: Bool) throws -> R) rethrows -> R? {
+    static func withRequestBytes<R>(
+        of url: URL,
+        _ body: (
+            _ host: UnsafeBufferPointer<UInt8>, _ path: UnsafeBufferPointer<UInt8>,
+            _ isSecureOrigin: Bool
+        ) throws -> R
+    ) rethrows -> R? {
         guard url.baseURL == nil else { return nil }
         var string = url.relativeString
         return try string.withUTF8 { bytes -> R? in
-            let slash = UInt8(ascii: "/"), question = UInt8(ascii: "?"), hash = UInt8(ascii: "#")
+            let slash = UInt8(ascii: "/")
+            let question = UInt8(ascii: "?")
+            let hash = UInt8(ascii: "#")
             let n = bytes.count
             var i = 0
             while i < n && bytes[i] != UInt8(ascii: ":") {
@@ -129,7 +137,9 @@ public enum Site {
             let authorityStart = i + 3
             var authorityEnd = authorityStart
             var hostStart = authorityStart
-            while authorityEnd < n && bytes[authorityEnd] != slash && bytes[authorityEnd] != question && bytes[authorityEnd] != hash {
+            while authorityEnd < n && bytes[authorityEnd] != slash && bytes[authorityEnd] != question
+                && bytes[authorityEnd] != hash
+            {
                 if bytes[authorityEnd] == UInt8(ascii: "@") { hostStart = authorityEnd + 1 }
                 authorityEnd += 1
             }
@@ -141,7 +151,10 @@ public enum Site {
                 let byte = bytes[hostEnd]
                 if byte == UInt8(ascii: "%") || byte >= 0x80 { return nil }
                 if bracketed {
-                    if byte == UInt8(ascii: "]") { hostEnd += 1; break }
+                    if byte == UInt8(ascii: "]") {
+                        hostEnd += 1
+                        break
+                    }
                 } else if byte == UInt8(ascii: ":") {
                     break
                 }
@@ -151,10 +164,13 @@ public enum Site {
             if bracketed {
                 // An IP literal ends with its `]`, and only a port may follow it.
                 guard hostEnd - hostStart > 2, bytes[hostEnd - 1] == UInt8(ascii: "]"),
-                      hostEnd == authorityEnd || bytes[hostEnd] == UInt8(ascii: ":") else { return nil }
+                    hostEnd == authorityEnd || bytes[hostEnd] == UInt8(ascii: ":")
+                else { return nil }
             }
-            let host = bracketed ? UnsafeBufferPointer(rebasing: bytes[(hostStart + 1)..<(hostEnd - 1)])
-                                 : UnsafeBufferPointer(rebasing: bytes[hostStart..<hostEnd])
+            let host =
+                bracketed
+                ? UnsafeBufferPointer(rebasing: bytes[(hostStart + 1)..<(hostEnd - 1)])
+                : UnsafeBufferPointer(rebasing: bytes[hostStart..<hostEnd])
             guard !host.isEmpty else { return nil }
             var pathEnd = authorityEnd
             while pathEnd < n && bytes[pathEnd] != question && bytes[pathEnd] != hash { pathEnd += 1 }
@@ -177,7 +193,8 @@ public enum Site {
     private static func byteFacts(_ host: String) -> (escaped: Bool, bracketed: Bool, needsLowering: Bool) {
         var host = host
         return host.withUTF8 { bytes in
-            var escaped = false, needsLowering = false
+            var escaped = false
+            var needsLowering = false
             for byte in bytes {
                 if byte == UInt8(ascii: "%") { escaped = true }
                 if byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") || byte >= 0x80 { needsLowering = true }
@@ -193,8 +210,9 @@ public enum Site {
         if domain.utf8.allSatisfy({ $0 < 0x80 }) { return domain.lowercased() }
         // Foundation's URL parser applies IDNA (UTS #46) to hosts.
         guard !domain.contains(where: { "/?#@:[]%\\ ".contains($0) }),
-              let host = URL(string: "http://\(domain)/")?.host(percentEncoded: false),
-              host.utf8.allSatisfy({ $0 < 0x80 }) else { return nil }
+            let host = URL(string: "http://\(domain)/")?.host(percentEncoded: false),
+            host.utf8.allSatisfy({ $0 < 0x80 })
+        else { return nil }
         return host.lowercased()
     }
 
@@ -210,7 +228,9 @@ public enum Site {
         // IPv6 literal; DNS names never contain ':'.
         if host.contains(UInt8(ascii: ":")) { return true }
         // Four dot-separated parts of 1 to 3 digits, each at most 255 (one pass, no allocation).
-        var parts = 1, digits = 0, value = 0
+        var parts = 1
+        var digits = 0
+        var value = 0
         for byte in host {
             if byte == UInt8(ascii: ".") {
                 guard digits > 0 else { return false }
@@ -236,7 +256,9 @@ public enum Site {
 
     /// `isSecureOrigin(_:)` for a URL whose canonical host is known already.
     static func isSecureOrigin(_ url: URL, host: String?) -> Bool {
-        if var scheme = url.scheme, scheme.withUTF8({ equalsIgnoringASCIICase($0, "https") || equalsIgnoringASCIICase($0, "wss") }) {
+        if var scheme = url.scheme,
+            scheme.withUTF8({ equalsIgnoringASCIICase($0, "https") || equalsIgnoringASCIICase($0, "wss") })
+        {
             return true
         }
         guard let host else { return false }
@@ -267,8 +289,12 @@ public enum Site {
         let name: StaticString = "localhost"
         let count = name.utf8CodeUnitCount
         if bytes.count >= count && memcmp(base + (bytes.count - count), name.utf8Start, count) == 0
-            && (bytes.count == count || bytes[bytes.count - count - 1] == UInt8(ascii: ".")) { return true }
-        let ipv6: StaticString = "::1", ipv4: StaticString = "127."
+            && (bytes.count == count || bytes[bytes.count - count - 1] == UInt8(ascii: "."))
+        {
+            return true
+        }
+        let ipv6: StaticString = "::1"
+        let ipv4: StaticString = "127."
         if bytes.count == 3 && memcmp(base, ipv6.utf8Start, 3) == 0 { return true }
         return bytes.count > 4 && memcmp(base, ipv4.utf8Start, 4) == 0 && isIPAddress(bytes)
     }
@@ -279,7 +305,8 @@ public enum Site {
     public static func validateDisplayName(_ name: String) throws(StoreError) {
         if name == localFilesDisplayName { return }
         if name.isEmpty || name.contains("/") || name.contains("\\") || name.contains("..")
-            || name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
+            || name.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F })
+        {
             throw StoreError.invalidArgument("'\(name)' is not a site: give a display name such as example.com")
         }
     }

@@ -122,7 +122,8 @@ final class HostSiteTable: @unchecked Sendable {
             entries = Self.allocate(capacity)
             count = 0
         } else if (count + 1) * 2 > capacity {
-            let old = entries, oldCapacity = capacity
+            let old = entries
+            let oldCapacity = capacity
             capacity *= 2
             entries = Self.allocate(capacity)
             for i in 0..<oldCapacity where old[i].tag != 0 { place(old[i]) }

@@ -24,21 +24,22 @@ public enum StoreError: Error, Sendable, CustomStringConvertible, Equatable {
     /// A one-line message.
     public var description: String {
         switch self {
-        case let .newerSchema(path, found, supported):
-            return "the store at \(path) has schema version \(found), newer than this wkstore supports (\(supported)); upgrade wkstore to use it (the store was not changed)"
-        case let .notAStore(detail):
+        case .newerSchema(let path, let found, let supported):
+            return
+                "the store at \(path) has schema version \(found), newer than this wkstore supports (\(supported)); upgrade wkstore to use it (the store was not changed)"
+        case .notAStore(let detail):
             return "not a wkstore store: \(detail) (nothing was changed)"
-        case let .corrupt(path, detail):
+        case .corrupt(let path, let detail):
             return "the store file \(path) is damaged or not a database: \(detail) (it was not changed)"
-        case let .cannotOpen(path, detail):
+        case .cannotOpen(let path, let detail):
             return "cannot open the store at \(path): \(detail)"
-        case let .noSuchStore(identifier):
+        case .noSuchStore(let identifier):
             return "no store has the identifier \(identifier.uuidString)"
-        case let .invalidArgument(detail):
+        case .invalidArgument(let detail):
             return detail
-        case let .invalidSetting(key, detail):
+        case .invalidSetting(let key, let detail):
             return "invalid value for \(key): \(detail)"
-        case let .database(error):
+        case .database(let error):
             return error.description
         }
     }

@@ -25,17 +25,23 @@ public struct StoreSetting: Sendable, Hashable, CustomStringConvertible {
     public static let cookiesPolicy = StoreSetting(
         key: "cookies.policy", summary: "allow-all, block-third-party or disallow",
         defaultValue: CookiePolicy.allowAll.rawValue,
-        validate: { CookiePolicy(rawValue: $0) == nil ? "expected one of: allow-all, block-third-party, disallow" : nil })
+        validate: {
+            CookiePolicy(rawValue: $0) == nil ? "expected one of: allow-all, block-third-party, disallow" : nil
+        })
 
     /// Bytes of web storage per origin: its localStorage, and its sessionStorage in each namespace.
     public static let localStorageQuota = StoreSetting(
         key: "localstorage.quota",
-        summary: "bytes of localStorage (and of sessionStorage per namespace) per origin, keys and values counted in UTF-16 code units of 2 bytes",
+        summary:
+            "bytes of localStorage (and of sessionStorage per namespace) per origin, keys and values counted in UTF-16 code units of 2 bytes",
         defaultValue: "5242880", validate: positiveInteger)
 
     /// Every setting this version knows.
     public static var all: [StoreSetting] {
-        [cookiesMaxPerSite, cookiesMaxTotal, cookiesPolicy, cacheMaxSize, memoryCacheMaxSize, cacheStoresCookieHeaders, localStorageQuota]
+        [
+            cookiesMaxPerSite, cookiesMaxTotal, cookiesPolicy, cacheMaxSize, memoryCacheMaxSize,
+            cacheStoresCookieHeaders, localStorageQuota,
+        ]
     }
 
     /// The setting with this key.
@@ -54,8 +60,9 @@ public struct StoreSetting: Sendable, Hashable, CustomStringConvertible {
 /// Reading and writing the `settings` table.
 enum SettingsTable {
     static func values(_ db: DatabaseConnection) throws -> [String: String] {
-        Dictionary(try db.rows("SELECT key, value FROM settings") { ($0.string(0), $0.string(1)) },
-                   uniquingKeysWith: { _, b in b })
+        Dictionary(
+            try db.rows("SELECT key, value FROM settings") { ($0.string(0), $0.string(1)) },
+            uniquingKeysWith: { _, b in b })
     }
 
     /// A number the store keeps for itself in the settings table (not a user setting: how far
@@ -66,12 +73,14 @@ enum SettingsTable {
 
     /// Sets a number the store keeps for itself (see `number(_:_:)`).
     static func setNumber(_ key: String, to value: Int64, _ db: DatabaseConnection) throws {
-        try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(key), .text(String(value))])
+        try db.execute(
+            "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(key), .text(String(value))])
     }
 
     static func cookieLimits(_ values: [String: String]) -> CookieLimits {
-        CookieLimits(maxPerSite: values[StoreSetting.cookiesMaxPerSite.key].flatMap { Int($0) } ?? 180,
-                     maxTotal: values[StoreSetting.cookiesMaxTotal.key].flatMap { Int($0) } ?? 3000)
+        CookieLimits(
+            maxPerSite: values[StoreSetting.cookiesMaxPerSite.key].flatMap { Int($0) } ?? 180,
+            maxTotal: values[StoreSetting.cookiesMaxTotal.key].flatMap { Int($0) } ?? 3000)
     }
 
     static func cookiePolicy(_ values: [String: String]) -> CookiePolicy {

@@ -55,8 +55,9 @@ extension HTTPCookieStore: WebsiteDataComponent {
     func siteSizes() throws -> [String: Int64] {
         var sizes: [String: Int64] = [:]
         for cookie in try allCookies() {
-            sizes[cookie.site, default: 0] += Int64(cookie.name.utf8.count + cookie.value.utf8.count
-                                                     + cookie.domain.utf8.count + cookie.path.utf8.count)
+            sizes[cookie.site, default: 0] += Int64(
+                cookie.name.utf8.count + cookie.value.utf8.count
+                    + cookie.domain.utf8.count + cookie.path.utf8.count)
         }
         return sizes
     }
@@ -66,6 +67,8 @@ extension HTTPCookieStore: WebsiteDataComponent {
             return Set(try allCookies().filter { filter.matches(site: $0.site, modified: $0.modified) }.map(\.site))
         }
         let everySite = filter.sites == nil
-        return Set(try remove(cause: .explicit, everySite: everySite) { filter.matches(site: $0.site, modified: $0.modified) }.map(\.site))
+        return Set(
+            try remove(cause: .explicit, everySite: everySite) { filter.matches(site: $0.site, modified: $0.modified) }
+                .map(\.site))
     }
 }

@@ -17,7 +17,9 @@ extension WebsiteDataStore {
     /// - Throws: `StoreError` when this store is not persistent, the destination holds a store
     ///   already, or the copy fails (a partial copy is removed).
     public func backup(to destination: URL) throws {
-        guard isPersistent else { throw StoreError.invalidArgument("a non-persistent store has nothing on disk to back up") }
+        guard isPersistent else {
+            throw StoreError.invalidArgument("a non-persistent store has nothing on disk to back up")
+        }
         let target = destination.appendingPathComponent(StoreDatabase.fileName)
         if FileManager.default.fileExists(atPath: target.path) {
             throw StoreError.invalidArgument("\(destination.path) already holds a store; back up into a new directory")
@@ -69,7 +71,9 @@ extension WebsiteDataStore {
     static func databaseBytes(_ directory: URL) -> Int64 {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         return names.filter { $0.hasPrefix(StoreDatabase.fileName) }.reduce(0) { total, name in
-            let size = (try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[.size]) as? Int64
+            let size =
+                (try? FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent(name).path)[.size])
+                as? Int64
             return total + (size ?? 0)
         }
     }

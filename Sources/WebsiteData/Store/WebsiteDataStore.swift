@@ -57,13 +57,15 @@ public final class WebsiteDataStore: Sendable {
 
     /// The default persistent store (`<root>/default`).
     public static func `default`() throws -> WebsiteDataStore {
-        try WebsiteDataStore(directory: try rootDirectory().appendingPathComponent("default"), identifier: nil, clock: { Date() })
+        try WebsiteDataStore(
+            directory: try rootDirectory().appendingPathComponent("default"), identifier: nil, clock: { Date() })
     }
 
     /// The persistent store with this identifier, created when it does not exist.
     public static func dataStore(forIdentifier identifier: UUID) throws -> WebsiteDataStore {
-        try WebsiteDataStore(directory: try rootDirectory().appendingPathComponent(identifier.uuidString.lowercased()),
-                             identifier: identifier, clock: { Date() })
+        try WebsiteDataStore(
+            directory: try rootDirectory().appendingPathComponent(identifier.uuidString.lowercased()),
+            identifier: identifier, clock: { Date() })
     }
 
     /// The identifiers of every store made by `dataStore(forIdentifier:)`, sorted.
@@ -78,7 +80,9 @@ public final class WebsiteDataStore: Sendable {
     /// - Throws: `StoreError.noSuchStore` when there is none.
     public static func removeDataStore(forIdentifier identifier: UUID) throws {
         let directory = try rootDirectory().appendingPathComponent(identifier.uuidString.lowercased())
-        guard FileManager.default.fileExists(atPath: directory.path) else { throw StoreError.noSuchStore(identifier: identifier) }
+        guard FileManager.default.fileExists(atPath: directory.path) else {
+            throw StoreError.noSuchStore(identifier: identifier)
+        }
         do { try FileManager.default.removeItem(at: directory) } catch {
             throw StoreError.cannotOpen(path: directory.path, detail: error.localizedDescription)
         }
@@ -98,10 +102,12 @@ public final class WebsiteDataStore: Sendable {
 
     static func makeDirectory(_ directory: URL) throws {
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
-            throw StoreError.cannotOpen(path: directory.path, detail: "cannot create the directory (\(error.localizedDescription))")
+            throw StoreError.cannotOpen(
+                path: directory.path, detail: "cannot create the directory (\(error.localizedDescription))")
         }
     }
 
@@ -130,7 +136,8 @@ public final class WebsiteDataStore: Sendable {
         var records: [String: WebsiteDataRecord] = [:]
         for component in components(ofTypes: types) {
             for (site, size) in try component.siteSizes() {
-                records[site, default: WebsiteDataRecord(displayName: site, dataTypes: [])].dataTypes.insert(component.dataType)
+                records[site, default: WebsiteDataRecord(displayName: site, dataTypes: [])].dataTypes.insert(
+                    component.dataType)
                 records[site]!.sizes[component.dataType, default: 0] += size
             }
         }
@@ -141,7 +148,9 @@ public final class WebsiteDataStore: Sendable {
     ///
     /// - Returns: the records of what was removed (display names and types).
     @discardableResult
-    public func removeData(ofTypes types: Set<WebsiteDataType>, modifiedSince date: Date) async throws -> [WebsiteDataRecord] {
+    public func removeData(ofTypes types: Set<WebsiteDataType>, modifiedSince date: Date) async throws
+        -> [WebsiteDataRecord]
+    {
         try removeData(ofTypes: types, matching: RemovalFilter(modifiedSince: date), dryRun: false)
     }
 
@@ -149,7 +158,9 @@ public final class WebsiteDataStore: Sendable {
     ///
     /// - Returns: the records of what was removed.
     @discardableResult
-    public func removeData(ofTypes types: Set<WebsiteDataType>, for records: [WebsiteDataRecord]) async throws -> [WebsiteDataRecord] {
+    public func removeData(ofTypes types: Set<WebsiteDataType>, for records: [WebsiteDataRecord]) async throws
+        -> [WebsiteDataRecord]
+    {
         try removeData(ofTypes: types, matching: RemovalFilter(sites: Set(records.map(\.displayName))), dryRun: false)
     }
 
@@ -157,11 +168,14 @@ public final class WebsiteDataStore: Sendable {
     ///
     /// - Returns: the records of what was, or would be, removed, sorted by display name.
     @discardableResult
-    public func removeData(ofTypes types: Set<WebsiteDataType>, matching filter: RemovalFilter, dryRun: Bool = false) throws -> [WebsiteDataRecord] {
+    public func removeData(ofTypes types: Set<WebsiteDataType>, matching filter: RemovalFilter, dryRun: Bool = false)
+        throws -> [WebsiteDataRecord]
+    {
         var records: [String: WebsiteDataRecord] = [:]
         for component in components(ofTypes: types) {
             for site in try component.removeData(matching: filter, dryRun: dryRun) {
-                records[site, default: WebsiteDataRecord(displayName: site, dataTypes: [])].dataTypes.insert(component.dataType)
+                records[site, default: WebsiteDataRecord(displayName: site, dataTypes: [])].dataTypes.insert(
+                    component.dataType)
             }
         }
         return records.values.sorted { $0.displayName < $1.displayName }
@@ -194,7 +208,8 @@ public final class WebsiteDataStore: Sendable {
     public func set(_ setting: StoreSetting, to value: String) throws {
         if let problem = setting.validate(value) { throw StoreError.invalidSetting(key: setting.key, detail: problem) }
         try database.write(changes: [ChangeLogEntry(dataType: "settings", site: "*")]) { db in
-            try db.execute("INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(setting.key), .text(value)])
+            try db.execute(
+                "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(setting.key), .text(value)])
         }
         try httpCookieStore.settingsChanged(try database.read { try SettingsTable.values($0) })
     }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// A kind of website data a store holds, spelled as WebKit spells it.
 ///
 /// `rawValue` is WebKit's constant (`WKWebsiteDataTypeCookies`, …); `cliName` is the short name
@@ -54,7 +56,10 @@ public enum WebsiteDataType: String, CaseIterable, Sendable, Hashable, Codable, 
         var result: Set<WebsiteDataType> = []
         for word in list.split(separator: ",", omittingEmptySubsequences: false) {
             let name = word.trimmingCharacters(in: .whitespaces)
-            if name.lowercased() == "all" { result.formUnion(all); continue }
+            if name.lowercased() == "all" {
+                result.formUnion(all)
+                continue
+            }
             guard let type = WebsiteDataType(name: name) else { throw WebsiteDataTypeError(name: name) }
             result.insert(type)
         }
@@ -73,11 +78,10 @@ public struct WebsiteDataTypeError: Error, Sendable, CustomStringConvertible, Eq
     public let name: String
     /// The message: the unknown name and the valid ones.
     public var description: String {
-        "unknown data type '\(name)'; valid types: all, " + WebsiteDataType.allCases.map(\.cliName).joined(separator: ", ")
+        "unknown data type '\(name)'; valid types: all, "
+            + WebsiteDataType.allCases.map(\.cliName).joined(separator: ", ")
     }
 }
-
-import Foundation
 
 extension Set where Element == WebsiteDataType {
     /// Every website data type: `store.dataRecords(ofTypes: .all)`.

@@ -13,7 +13,9 @@ package enum JSONString {
 
     /// Appends `string` as a JSON string literal, quotes included.
     package static func append(_ string: String, to out: inout String, script: Bool = false) {
-        let needsEscape = string.utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || (script && ($0 == 0x7F || $0 == 0xE2)) }
+        let needsEscape = string.utf8.contains {
+            $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") || (script && ($0 == 0x7F || $0 == 0xE2))
+        }
         guard needsEscape else {
             out += "\""
             out += string

@@ -1,7 +1,7 @@
 import CCurl
 import Foundation
-import WebsiteData
 import Synchronization
+import WebsiteData
 
 /// One libcurl multi handle and the thread that drives it.
 ///
@@ -71,7 +71,10 @@ final class CurlEngine: Sendable {
         var running: Int32 = 0
         while true {
             let (adds, cancels, stopping) = inbox.withLock { inbox in
-                defer { inbox.adds.removeAll(); inbox.cancels.removeAll() }
+                defer {
+                    inbox.adds.removeAll()
+                    inbox.cancels.removeAll()
+                }
                 return (inbox.adds, inbox.cancels, inbox.stopping)
             }
             for handoff in adds {
@@ -100,7 +103,7 @@ final class CurlEngine: Sendable {
             var left: Int32 = 0
             while let message = curl_multi_info_read(multi, &left) {
                 guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle,
-                      let id = byHandle.removeValue(forKey: easy), let transfer = active.removeValue(forKey: id)
+                    let id = byHandle.removeValue(forKey: easy), let transfer = active.removeValue(forKey: id)
                 else { continue }
                 let result = message.pointee.data.result
                 curl_multi_remove_handle(multi, easy)

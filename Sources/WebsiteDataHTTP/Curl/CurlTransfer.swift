@@ -89,8 +89,10 @@ final class CurlTransfer {
     ///
     /// - Throws: `CurlError` when libcurl refuses an option, `HTTPClientError` for a header that
     ///   cannot be sent.
-    init(id: UInt64, hop: HopRequest, configuration: HTTPClientConfiguration, resolve: CurlStringList?,
-         cancellation: CancellationFlag) throws {
+    init(
+        id: UInt64, hop: HopRequest, configuration: HTTPClientConfiguration, resolve: CurlStringList?,
+        cancellation: CancellationFlag
+    ) throws {
         var lines: [String] = []
         lines.reserveCapacity(hop.headers.count + 2)
         for field in hop.headers {
@@ -160,7 +162,8 @@ final class CurlTransfer {
         if let body = hop.body, !body.isEmpty {
             try CurlError.check(wk_easy_setopt_int64(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)))
             let code = body.withUnsafeBytes { bytes in
-                wk_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
+                wk_easy_setopt_pointer(
+                    easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes.baseAddress))
             }
             try CurlError.check(code)
         } else if hop.body != nil || hop.method == "POST" {
@@ -200,22 +203,32 @@ final class CurlTransfer {
         if let proxy = configuration.proxy { try set(CURLOPT_PROXY, proxy) }
         if let resolve { try CurlError.check(wk_easy_setopt_slist(easy, CURLOPT_RESOLVE, resolve.head)) }
 
-        try CurlError.check(wk_easy_setopt_data_callback(easy, CURLOPT_HEADERFUNCTION, { data, size, count, user in
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
-            let length = size * count
-            transfer.received(headerLine: UnsafeRawBufferPointer(start: data, count: length))
-            return length
-        }))
+        try CurlError.check(
+            wk_easy_setopt_data_callback(
+                easy, CURLOPT_HEADERFUNCTION,
+                { data, size, count, user in
+                    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
+                    let length = size * count
+                    transfer.received(headerLine: UnsafeRawBufferPointer(start: data, count: length))
+                    return length
+                }))
         try CurlError.check(wk_easy_setopt_pointer(easy, CURLOPT_HEADERDATA, me))
-        try CurlError.check(wk_easy_setopt_data_callback(easy, CURLOPT_WRITEFUNCTION, { data, size, count, user in
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
-            return transfer.received(body: UnsafeRawBufferPointer(start: data, count: size * count))
-        }))
+        try CurlError.check(
+            wk_easy_setopt_data_callback(
+                easy, CURLOPT_WRITEFUNCTION,
+                { data, size, count, user in
+                    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
+                    return transfer.received(body: UnsafeRawBufferPointer(start: data, count: size * count))
+                }))
         try CurlError.check(wk_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me))
-        try CurlError.check(wk_easy_setopt_xferinfo_callback(easy, { user, downloadTotal, downloaded, uploadTotal, uploaded in
-            let transfer = Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
-            return transfer.progressed(received: downloaded, expected: downloadTotal, sent: uploaded, toSend: uploadTotal)
-        }))
+        try CurlError.check(
+            wk_easy_setopt_xferinfo_callback(
+                easy,
+                { user, downloadTotal, downloaded, uploadTotal, uploaded in
+                    let transfer = Unmanaged<CurlTransfer>.fromOpaque(user!).takeUnretainedValue()
+                    return transfer.progressed(
+                        received: downloaded, expected: downloadTotal, sent: uploaded, toSend: uploadTotal)
+                }))
         try CurlError.check(wk_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me))
         try set(CURLOPT_NOPROGRESS, 0)
     }
@@ -233,7 +246,8 @@ final class CurlTransfer {
         if bytes.isEmpty {
             // End of a header block; 1xx blocks are followed by another.
             if status >= 200 {
-                discardsBody = followsRedirects && HTTPRedirect.isRedirect(status) && headers.first(named: "Location") != nil
+                discardsBody =
+                    followsRedirects && HTTPRedirect.isRedirect(status) && headers.first(named: "Location") != nil
             }
             return
         }
@@ -325,8 +339,10 @@ final class CurlTransfer {
     private func progressed(received: curl_off_t, expected: curl_off_t, sent: curl_off_t, toSend: curl_off_t) -> Int32 {
         if cancellation.isSet { return 1 }
         if let progress, !discardsBody {
-            progress(HTTPTransferProgress(url: url, received: Int64(received), expectedToReceive: Int64(expected),
-                                          sent: Int64(sent), expectedToSend: Int64(toSend)))
+            progress(
+                HTTPTransferProgress(
+                    url: url, received: Int64(received), expectedToReceive: Int64(expected),
+                    sent: Int64(sent), expectedToSend: Int64(toSend)))
         }
         return 0
     }
@@ -363,7 +379,10 @@ final class CurlTransfer {
             // An empty body still makes an (empty) file, replacing what was there.
             let fd = open(destination.path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
             if fd < 0 {
-                continuation.resume(throwing: HTTPClientError(.cannotWriteBody, "cannot create \(destination.path): \(String(cString: strerror(errno)))", url: url))
+                continuation.resume(
+                    throwing: HTTPClientError(
+                        .cannotWriteBody, "cannot create \(destination.path): \(String(cString: strerror(errno)))",
+                        url: url))
                 return
             }
             close(fd)
@@ -373,16 +392,21 @@ final class CurlTransfer {
         _ = wk_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &responseCode)
         var version = 0
         _ = wk_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version)
-        continuation.resume(returning: HopResult(status: responseCode != 0 ? responseCode : status,
-                                                 httpVersion: Self.versionName(version), headers: headers,
-                                                 body: body, bodyFile: bodyFile))
+        continuation.resume(
+            returning: HopResult(
+                status: responseCode != 0 ? responseCode : status,
+                httpVersion: Self.versionName(version), headers: headers,
+                body: body, bodyFile: bodyFile))
     }
 
     /// Resumes the waiting task with `error` (the transfer never ran to its end).
     func fail(_ error: any Error) {
         guard let continuation else { return }
         self.continuation = nil
-        if fileDescriptor >= 0 { close(fileDescriptor); fileDescriptor = -1 }
+        if fileDescriptor >= 0 {
+            close(fileDescriptor)
+            fileDescriptor = -1
+        }
         removePartialFile()
         continuation.resume(throwing: error)
     }

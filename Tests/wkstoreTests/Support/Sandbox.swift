@@ -13,7 +13,9 @@ struct RunResult {
     let stderr: String
 
     /// Standard output's lines, without the final empty one.
-    var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty } }
+    var lines: [String] {
+        stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
+    }
 
     /// Standard output parsed as JSON.
     func json() throws -> Any {
@@ -58,7 +60,8 @@ enum WKStoreExecutable {
             let candidate = directory.appendingPathComponent("wkstore")
             var isDirectory: ObjCBool = false
             if fm.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
-               fm.isExecutableFile(atPath: candidate.path) {
+                fm.isExecutableFile(atPath: candidate.path)
+            {
                 return candidate
             }
         }
@@ -78,7 +81,8 @@ final class Sandbox {
     private var runs = 0
 
     init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-cli-tests-\(UUID().uuidString.lowercased())")
+        root = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "wkstore-cli-tests-\(UUID().uuidString.lowercased())")
         store = root.appendingPathComponent("store")
         dataHome = root.appendingPathComponent("data")
         for directory in [root, dataHome, root.appendingPathComponent("home"), root.appendingPathComponent("tmp")] {
@@ -104,7 +108,8 @@ final class Sandbox {
 
     /// Runs `wkstore` with `arguments`, `environment` plus `extra`, and `stdin` on standard input.
     func run(_ arguments: [String], environment extra: [String: String] = [:], stdin: Data? = nil) throws -> RunResult {
-        let executable = try #require(WKStoreExecutable.url, "the wkstore executable was not found next to the test bundle")
+        let executable = try #require(
+            WKStoreExecutable.url, "the wkstore executable was not found next to the test bundle")
         runs += 1
         let out = root.appendingPathComponent("run\(runs).stdout")
         let err = root.appendingPathComponent("run\(runs).stderr")
@@ -132,21 +137,28 @@ final class Sandbox {
         try process.run()
         process.waitUntilExit()
         #expect(process.terminationReason == .exit, "wkstore \(arguments) was killed by a signal")
-        return RunResult(status: process.terminationStatus,
-                         stdoutData: try Data(contentsOf: out),
-                         stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
+        return RunResult(
+            status: process.terminationStatus,
+            stdoutData: try Data(contentsOf: out),
+            stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
     }
 
     /// Runs `wkstore --store <sandbox store> arguments…`.
-    func runInStore(_ arguments: [String], environment extra: [String: String] = [:], stdin: Data? = nil) throws -> RunResult {
+    func runInStore(_ arguments: [String], environment extra: [String: String] = [:], stdin: Data? = nil) throws
+        -> RunResult
+    {
         try run(["--store", store.path] + arguments, environment: extra, stdin: stdin)
     }
 
     /// Runs a command in the sandbox store that must succeed, and returns what it did.
     @discardableResult
-    func succeed(_ arguments: [String], stdin: Data? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> RunResult {
+    func succeed(_ arguments: [String], stdin: Data? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws
+        -> RunResult
+    {
         let result = try runInStore(arguments, stdin: stdin)
-        #expect(result.status == 0, "wkstore \(arguments.joined(separator: " ")) failed: \(result.stderr)", sourceLocation: sourceLocation)
+        #expect(
+            result.status == 0, "wkstore \(arguments.joined(separator: " ")) failed: \(result.stderr)",
+            sourceLocation: sourceLocation)
         return result
     }
 }

@@ -41,7 +41,8 @@ public struct CookieScriptError: Error, Sendable, Hashable, CustomStringConverti
     public var description: String {
         switch code {
         case .invalidMessageHandlerName:
-            return "invalid message handler name \(detail.debugDescription): use letters, digits, '_' or '$', not starting with a digit, at most 128 characters"
+            return
+                "invalid message handler name \(detail.debugDescription): use letters, digits, '_' or '$', not starting with a digit, at most 128 characters"
         case .malformedReport:
             return "malformed document.cookie report: \(detail)"
         case .frameMismatch:

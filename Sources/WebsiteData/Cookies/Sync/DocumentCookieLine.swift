@@ -27,7 +27,8 @@ enum DocumentCookieLine {
     /// `document.cookie` writes, plus what Chromium refuses from script (TAB, `=a=b`, `__Http-`).
     static func skipReason(for cookie: Cookie) -> SkippedDocumentCookie.Reason? {
         if unwritable(cookie.name) || unwritable(cookie.value) || unwritable(cookie.path) || unwritable(cookie.domain)
-            || cookie.name.utf8.contains(UInt8(ascii: "=")) {
+            || cookie.name.utf8.contains(UInt8(ascii: "="))
+        {
             return .unwritableCharacter
         }
         if padded(cookie.name) || padded(cookie.value) || padded(cookie.path) || padded(cookie.domain) {
@@ -36,7 +37,8 @@ enum DocumentCookieLine {
         if cookie.name.isEmpty && cookie.value.utf8.contains(UInt8(ascii: "=")) { return .namelessValueWithEquals }
         if cookie.name.utf8.count + cookie.value.utf8.count > CookieRules.maxNameValueBytes
             || cookie.path.utf8.count > CookieRules.maxAttributeValueBytes
-            || cookie.domain.utf8.count > CookieRules.maxAttributeValueBytes {
+            || cookie.domain.utf8.count > CookieRules.maxAttributeValueBytes
+        {
             return .tooLong
         }
         let prefixed = cookie.name.isEmpty ? cookie.value : cookie.name
@@ -56,7 +58,8 @@ enum DocumentCookieLine {
     }
 
     private static func hasPrefix(_ string: String, _ lowerPrefix: String) -> Bool {
-        let s = string.utf8, p = lowerPrefix.utf8
+        let s = string.utf8
+        let p = lowerPrefix.utf8
         guard s.count >= p.count else { return false }
         return zip(s, p).allSatisfy { a, b in a == b || (a >= 0x41 && a <= 0x5A && a | 0x20 == b) }
     }

@@ -46,7 +46,8 @@ public struct DocumentCookieReport: Sendable, Hashable, Codable {
             for (key, value) in dictionary { if let key = key.base as? String { fields[key] = value } }
             try self.init(fields: fields)
         default:
-            throw CookieScriptError(.malformedReport, detail: "the message body is a \(type(of: messageBody)), not an object")
+            throw CookieScriptError(
+                .malformedReport, detail: "the message body is a \(type(of: messageBody)), not an object")
         }
     }
 
@@ -85,7 +86,8 @@ public struct DocumentCookieReport: Sendable, Hashable, Codable {
 
     private static func absoluteURL(_ text: String) throws -> URL {
         guard let url = URL(string: text), let scheme = url.scheme, !scheme.isEmpty else {
-            throw CookieScriptError(.malformedReport, detail: "\"url\" is not an absolute URL: \(text.debugDescription)")
+            throw CookieScriptError(
+                .malformedReport, detail: "\"url\" is not an absolute URL: \(text.debugDescription)")
         }
         return url
     }

@@ -19,10 +19,14 @@ extension HTTPCookieStore {
     /// - Throws: `CookieScriptError.Code.frameMismatch` when the report's URL is not of `frameURL`'s
     ///   origin; a `StoreError` when the change could not be committed.
     @discardableResult
-    public func ingestDocumentCookieReport(_ report: DocumentCookieReport, frameURL: URL? = nil,
-                                           context: CookieRequestContext = .topLevelNavigation) throws -> CookieWriteSummary {
+    public func ingestDocumentCookieReport(
+        _ report: DocumentCookieReport, frameURL: URL? = nil,
+        context: CookieRequestContext = .topLevelNavigation
+    ) throws -> CookieWriteSummary {
         if let frameURL, Self.origin(of: frameURL) != Self.origin(of: report.url) {
-            throw CookieScriptError(.frameMismatch, detail: "the report claims \(report.url.absoluteString) but came from \(frameURL.absoluteString)")
+            throw CookieScriptError(
+                .frameMismatch,
+                detail: "the report claims \(report.url.absoluteString) but came from \(frameURL.absoluteString)")
         }
         return try setCookies(fromSetCookieHeaders: [report.cookie], for: report.url, context: context, api: .nonHTTP)
     }
@@ -30,7 +34,8 @@ extension HTTPCookieStore {
     /// Scheme, host and port (default ports made explicit) of a URL.
     static func origin(of url: URL) -> String {
         let scheme = url.scheme?.lowercased() ?? ""
-        let port = url.port ?? (scheme == "https" || scheme == "wss" ? 443 : scheme == "http" || scheme == "ws" ? 80 : -1)
+        let port =
+            url.port ?? (scheme == "https" || scheme == "wss" ? 443 : scheme == "http" || scheme == "ws" ? 80 : -1)
         return "\(scheme)://\(Site.canonicalHost(of: url) ?? ""):\(port)"
     }
 }

@@ -26,10 +26,14 @@ extension HTTPCookieStore {
     /// - Returns: the user script, injected at document start.
     /// - Throws: `CookieScriptError.Code.invalidMessageHandlerName` for a handler name that is not a plain
     ///   JavaScript identifier; a `StoreError` when the store cannot be read.
-    public func documentStartScript(for url: URL, context: CookieRequestContext = .topLevelNavigation,
-                                    messageHandler: String? = nil, forMainFrameOnly: Bool = true) throws -> UserScript {
-        try documentCookieScript(for: url, context: context, messageHandler: messageHandler,
-                                 forMainFrameOnly: forMainFrameOnly).userScript
+    public func documentStartScript(
+        for url: URL, context: CookieRequestContext = .topLevelNavigation,
+        messageHandler: String? = nil, forMainFrameOnly: Bool = true
+    ) throws -> UserScript {
+        try documentCookieScript(
+            for: url, context: context, messageHandler: messageHandler,
+            forMainFrameOnly: forMainFrameOnly
+        ).userScript
     }
 
     /// The document-start script for `url` as an inline HTML element, `<script>…</script>`, to
@@ -46,8 +50,10 @@ extension HTTPCookieStore {
     /// - Returns: the `<script>` element.
     /// - Throws: `CookieScriptError.Code.invalidMessageHandlerName` for an invalid handler name; a
     ///   `StoreError` when the store cannot be read.
-    public func documentStartScriptTag(for url: URL, context: CookieRequestContext = .topLevelNavigation,
-                                       messageHandler: String? = nil) throws -> String {
+    public func documentStartScriptTag(
+        for url: URL, context: CookieRequestContext = .topLevelNavigation,
+        messageHandler: String? = nil
+    ) throws -> String {
         try documentCookieScript(for: url, context: context, messageHandler: messageHandler).scriptTag
     }
 
@@ -67,8 +73,10 @@ extension HTTPCookieStore {
     /// - Returns: the script, the cookies it writes (in order) and the cookies it skips.
     /// - Throws: `CookieScriptError.Code.invalidMessageHandlerName` for an invalid handler name; a
     ///   `StoreError` when the store cannot be read.
-    public func documentCookieScript(for url: URL, context: CookieRequestContext = .topLevelNavigation,
-                                     messageHandler: String? = nil, forMainFrameOnly: Bool = true) throws -> DocumentCookieScript {
+    public func documentCookieScript(
+        for url: URL, context: CookieRequestContext = .topLevelNavigation,
+        messageHandler: String? = nil, forMainFrameOnly: Bool = true
+    ) throws -> DocumentCookieScript {
         if let messageHandler { try Self.validateMessageHandlerName(messageHandler) }
         var written: [Cookie] = []
         var skipped: [SkippedDocumentCookie] = []
@@ -81,8 +89,9 @@ extension HTTPCookieStore {
         }
         var hostname = Site.canonicalHost(of: url) ?? ""
         if hostname.contains(":") { hostname = "[" + hostname + "]" }
-        let source = DocumentStartScriptSource.make(lines: written.map(DocumentCookieLine.line(for:)),
-                                                    hostname: hostname, messageHandler: messageHandler)
+        let source = DocumentStartScriptSource.make(
+            lines: written.map(DocumentCookieLine.line(for:)),
+            hostname: hostname, messageHandler: messageHandler)
         return DocumentCookieScript(
             userScript: UserScript(source: source, injectionTime: .atDocumentStart, forMainFrameOnly: forMainFrameOnly),
             cookies: written, skipped: skipped)
@@ -95,7 +104,8 @@ extension HTTPCookieStore {
             (b >= 0x41 && b <= 0x5A) || (b >= 0x61 && b <= 0x7A) || (b >= 0x30 && b <= 0x39) || b == 0x5F || b == 0x24
         }
         guard let first = bytes.first, bytes.count <= 128, !(first >= 0x30 && first <= 0x39),
-              bytes.allSatisfy(isIdentifierByte) else {
+            bytes.allSatisfy(isIdentifierByte)
+        else {
             throw CookieScriptError(.invalidMessageHandlerName, detail: name)
         }
     }

@@ -33,7 +33,7 @@ enum JavaScriptStringLiteral {
 
     private static func needsEscape(_ unit: UInt16) -> Bool {
         switch unit {
-        case 0x22, 0x26, 0x27, 0x2F, 0x3C, 0x3E, 0x5C: true  // " & ' / < > \
+        case 0x22, 0x26, 0x27, 0x2F, 0x3C, 0x3E, 0x5C: true // " & ' / < > \
         default: false
         }
     }

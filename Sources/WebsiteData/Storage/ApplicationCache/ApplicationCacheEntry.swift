@@ -62,7 +62,9 @@ public struct ApplicationCacheEntry: Sendable, Hashable {
     /// The bytes the entry counts in its group's size: the UTF-8 bytes of its URL and of each
     /// header name and value, and the body's bytes.
     public var size: Int64 {
-        Int64(url.absoluteString.utf8.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count } + body.count)
+        Int64(
+            url.absoluteString.utf8.count + headers.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count }
+                + body.count)
     }
 
     /// The value of the first header field with this name (compared without case), if any.

@@ -30,7 +30,9 @@ public final class ApplicationCacheStorage: Sendable {
     /// - Throws: `StoreError.invalidArgument` when the manifest URL has no origin (`data:`…);
     ///   `StoreError.database` when the change cannot be committed (the old version is kept then).
     @discardableResult
-    public func replaceGroup(manifestURL: URL, manifest: Data, entries: [ApplicationCacheEntry]) throws -> ApplicationCacheGroup {
+    public func replaceGroup(manifestURL: URL, manifest: Data, entries: [ApplicationCacheEntry]) throws
+        -> ApplicationCacheGroup
+    {
         let manifestURL = Self.withoutFragment(manifestURL)
         guard let origin = SecurityOrigin(url: manifestURL) else {
             throw StoreError.invalidArgument("the manifest URL \(manifestURL.absoluteString) has no origin")
@@ -44,30 +46,41 @@ public final class ApplicationCacheStorage: Sendable {
         encoder.outputFormatting = .withoutEscapingSlashes
         for entry in entries {
             let headers = try encoder.encode(entry.headers.map { [$0.name, $0.value] })
-            rows.append([.text(entry.url.absoluteString), .text(entry.kind.rawValue), .integer(Int64(entry.statusCode)),
-                         .text(String(decoding: headers, as: UTF8.self)), .blob([UInt8](entry.body)), .integer(entry.size),
-                         .text(site), .real(now)])
+            rows.append([
+                .text(entry.url.absoluteString), .text(entry.kind.rawValue), .integer(Int64(entry.statusCode)),
+                .text(String(decoding: headers, as: UTF8.self)), .blob([UInt8](entry.body)), .integer(entry.size),
+                .text(site), .real(now),
+            ])
         }
         let manifestBytes = [UInt8](manifest)
         let frozenRows = rows
         do {
             try database.write(changes: [ChangeLogEntry(.offlineWebApplicationCache, site: site)]) { db in
-                let existing = try db.scalar("SELECT id FROM appcache_groups WHERE manifest_url = ?", [.text(key)])?.int64
+                let existing = try db.scalar("SELECT id FROM appcache_groups WHERE manifest_url = ?", [.text(key)])?
+                    .int64
                 let id: Int64
                 if let existing {
                     id = existing
                     try db.execute("DELETE FROM appcache_entries WHERE group_id = ?", [.integer(id)])
-                    try db.execute("UPDATE appcache_groups SET manifest = ?, modified = ? WHERE id = ?",
-                                   [.blob(manifestBytes), .real(now), .integer(id)])
+                    try db.execute(
+                        "UPDATE appcache_groups SET manifest = ?, modified = ? WHERE id = ?",
+                        [.blob(manifestBytes), .real(now), .integer(id)])
                 } else {
-                    try db.execute("""
+                    try db.execute(
+                        """
                         INSERT INTO appcache_groups (manifest_url, origin, manifest, site, created, modified)
                         VALUES (?, ?, ?, ?, ?, ?)
-                        """, [.text(key), .text(origin.description), .blob(manifestBytes), .text(site), .real(now), .real(now)])
-                    id = try db.scalar("SELECT id FROM appcache_groups WHERE manifest_url = ?", [.text(key)])?.int64 ?? 0
+                        """,
+                        [
+                            .text(key), .text(origin.description), .blob(manifestBytes), .text(site), .real(now),
+                            .real(now),
+                        ])
+                    id =
+                        try db.scalar("SELECT id FROM appcache_groups WHERE manifest_url = ?", [.text(key)])?.int64 ?? 0
                 }
                 for row in frozenRows {
-                    try db.execute("""
+                    try db.execute(
+                        """
                         INSERT OR REPLACE INTO appcache_entries (group_id, url, kind, status, headers, body, size, site, modified)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, [.integer(id)] + row)
@@ -91,8 +104,9 @@ public final class ApplicationCacheStorage: Sendable {
     public func deleteGroup(manifestURL: URL) throws -> Bool {
         let key = Self.withoutFragment(manifestURL).absoluteString
         let site = SecurityOrigin(url: manifestURL)?.site ?? "*"
-        let ids = try removeGroups(changes: [ChangeLogEntry(.offlineWebApplicationCache, site: site)],
-                                   conditions: [("manifest_url = ?", [.text(key)])])
+        let ids = try removeGroups(
+            changes: [ChangeLogEntry(.offlineWebApplicationCache, site: site)],
+            conditions: [("manifest_url = ?", [.text(key)])])
         return !ids.isEmpty
     }
 
@@ -124,7 +138,8 @@ public final class ApplicationCacheStorage: Sendable {
     /// - Throws: `StoreError.database` when the store cannot be read.
     public func entries(manifestURL: URL) throws -> [ApplicationCacheEntry] {
         try read { db in
-            try db.rows("""
+            try db.rows(
+                """
                 SELECT e.url, e.kind, e.status, e.headers, e.body FROM appcache_entries e
                 JOIN appcache_groups g ON g.id = e.group_id WHERE g.manifest_url = ? ORDER BY e.url
                 """, [.text(Self.withoutFragment(manifestURL).absoluteString)], Self.entry)
@@ -140,10 +155,15 @@ public final class ApplicationCacheStorage: Sendable {
     /// - Throws: `StoreError.database` when the store cannot be read.
     public func entry(for url: URL, manifestURL: URL) throws -> ApplicationCacheEntry? {
         try read { db in
-            try db.rows("""
+            try db.rows(
+                """
                 SELECT e.url, e.kind, e.status, e.headers, e.body FROM appcache_entries e
                 JOIN appcache_groups g ON g.id = e.group_id WHERE g.manifest_url = ? AND e.url = ?
-                """, [.text(Self.withoutFragment(manifestURL).absoluteString), .text(Self.withoutFragment(url).absoluteString)],
+                """,
+                [
+                    .text(Self.withoutFragment(manifestURL).absoluteString),
+                    .text(Self.withoutFragment(url).absoluteString),
+                ],
                 Self.entry)
         }.compactMap { $0 }.first
     }
@@ -156,10 +176,12 @@ public final class ApplicationCacheStorage: Sendable {
     /// - Throws: `StoreError.database` when the store cannot be read.
     public func entry(for url: URL) throws -> (entry: ApplicationCacheEntry, manifestURL: URL)? {
         try read { db in
-            try db.rows("""
+            try db.rows(
+                """
                 SELECT e.url, e.kind, e.status, e.headers, e.body, g.manifest_url FROM appcache_entries e
                 JOIN appcache_groups g ON g.id = e.group_id WHERE e.url = ? ORDER BY g.modified DESC, g.id DESC LIMIT 1
-                """, [.text(Self.withoutFragment(url).absoluteString)]) { row -> (ApplicationCacheEntry, URL)? in
+                """, [.text(Self.withoutFragment(url).absoluteString)]
+            ) { row -> (ApplicationCacheEntry, URL)? in
                 guard let entry = Self.entry(row), let manifest = URL(string: row.string(5)) else { return nil }
                 return (entry, manifest)
             }
@@ -170,7 +192,9 @@ public final class ApplicationCacheStorage: Sendable {
 
     /// A URL without its fragment, as application caches key resources.
     static func withoutFragment(_ url: URL) -> URL {
-        guard url.fragment != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return url }
+        guard url.fragment != nil, var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            return url
+        }
         components.fragment = nil
         return components.url ?? url
     }
@@ -182,16 +206,21 @@ public final class ApplicationCacheStorage: Sendable {
 
     private func groups(where condition: String, _ arguments: [DatabaseValue]) throws -> [ApplicationCacheGroup] {
         try read { db in
-            try db.rows("""
+            try db.rows(
+                """
                 SELECT g.manifest_url, g.origin, g.manifest, g.created, g.modified,
                        (SELECT count(*) FROM appcache_entries e WHERE e.group_id = g.id), \(Self.sizeExpression)
                 FROM appcache_groups g WHERE \(condition) ORDER BY g.manifest_url
-                """, arguments) { row -> ApplicationCacheGroup? in
-                guard let url = URL(string: row.string(0)), let origin = SecurityOrigin(string: row.string(1)) else { return nil }
-                return ApplicationCacheGroup(manifestURL: url, origin: origin, manifest: Data(row.blob(2)),
-                                             entryCount: Int(row.int(5)), size: row.int(6),
-                                             created: Date(timeIntervalSince1970: row.double(3)),
-                                             modified: Date(timeIntervalSince1970: row.double(4)))
+                """, arguments
+            ) { row -> ApplicationCacheGroup? in
+                guard let url = URL(string: row.string(0)), let origin = SecurityOrigin(string: row.string(1)) else {
+                    return nil
+                }
+                return ApplicationCacheGroup(
+                    manifestURL: url, origin: origin, manifest: Data(row.blob(2)),
+                    entryCount: Int(row.int(5)), size: row.int(6),
+                    created: Date(timeIntervalSince1970: row.double(3)),
+                    modified: Date(timeIntervalSince1970: row.double(4)))
             }
         }.compactMap { $0 }
     }
@@ -199,10 +228,11 @@ public final class ApplicationCacheStorage: Sendable {
     private static func entry(_ row: Row) -> ApplicationCacheEntry? {
         guard let url = URL(string: row.string(0)) else { return nil }
         let pairs = (try? JSONDecoder().decode([[String]].self, from: Data(row.string(3).utf8))) ?? []
-        return ApplicationCacheEntry(url: url, kind: ApplicationCacheEntry.Kind(rawValue: row.string(1)) ?? .explicit,
-                                     statusCode: Int(row.int(2)),
-                                     headers: pairs.filter { $0.count == 2 }.map { .init(name: $0[0], value: $0[1]) },
-                                     body: Data(row.blob(4)))
+        return ApplicationCacheEntry(
+            url: url, kind: ApplicationCacheEntry.Kind(rawValue: row.string(1)) ?? .explicit,
+            statusCode: Int(row.int(2)),
+            headers: pairs.filter { $0.count == 2 }.map { .init(name: $0[0], value: $0[1]) },
+            body: Data(row.blob(4)))
     }
 
     private func read<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
@@ -210,12 +240,16 @@ public final class ApplicationCacheStorage: Sendable {
     }
 
     /// Removes the groups matching any condition, with their entries; returns their sites.
-    private func removeGroups(changes: [ChangeLogEntry], conditions: [(sql: String, arguments: [DatabaseValue])]) throws -> Set<String> {
+    private func removeGroups(changes: [ChangeLogEntry], conditions: [(sql: String, arguments: [DatabaseValue])]) throws
+        -> Set<String>
+    {
         do {
             return try database.writeNow(changes: changes) { db in
                 var sites = Set<String>()
                 for condition in conditions {
-                    let groups = try db.rows("SELECT id, site FROM appcache_groups WHERE \(condition.sql)", condition.arguments) {
+                    let groups = try db.rows(
+                        "SELECT id, site FROM appcache_groups WHERE \(condition.sql)", condition.arguments
+                    ) {
                         ($0.int(0), $0.string(1))
                     }
                     for (id, site) in groups {
@@ -241,9 +275,10 @@ extension ApplicationCacheStorage: WebsiteDataComponent {
 
     func siteSizes() throws -> [String: Int64] {
         try read { db in
-            Dictionary(try db.rows("SELECT g.site, sum(\(Self.sizeExpression)) FROM appcache_groups g GROUP BY g.site") {
-                ($0.string(0), $0.int(1))
-            }, uniquingKeysWith: +)
+            Dictionary(
+                try db.rows("SELECT g.site, sum(\(Self.sizeExpression)) FROM appcache_groups g GROUP BY g.site") {
+                    ($0.string(0), $0.int(1))
+                }, uniquingKeysWith: +)
         }
     }
 
@@ -251,6 +286,7 @@ extension ApplicationCacheStorage: WebsiteDataComponent {
         let conditions = StorageRemoval.conditions(filter)
         guard !conditions.isEmpty else { return [] }
         if dryRun { return try read { try StorageRemoval.matchingSites(in: "appcache_groups", filter, $0) } }
-        return try removeGroups(changes: StorageRemoval.changes(.offlineWebApplicationCache, filter), conditions: conditions)
+        return try removeGroups(
+            changes: StorageRemoval.changes(.offlineWebApplicationCache, filter), conditions: conditions)
     }
 }

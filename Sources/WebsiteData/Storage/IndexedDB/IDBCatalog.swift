@@ -39,13 +39,16 @@ enum IDBCatalog {
     }
 
     static func databaseRow(_ row: Row) throws -> DatabaseRow {
-        DatabaseRow(id: row.int(0), origin: try origin(row.string(1)), name: row.string(2), version: Int(row.int(3)),
-                    site: row.string(4), modified: Date(timeIntervalSince1970: row.double(5)), size: row.int(6))
+        DatabaseRow(
+            id: row.int(0), origin: try origin(row.string(1)), name: row.string(2), version: Int(row.int(3)),
+            site: row.string(4), modified: Date(timeIntervalSince1970: row.double(5)), size: row.int(6))
     }
 
     static func database(_ db: DatabaseConnection, origin: SecurityOrigin, name: String) throws -> DatabaseRow? {
-        try db.rows("SELECT \(databaseColumns) FROM idb_databases WHERE origin = ? AND name = ?",
-                    [.text(origin.description), .text(name)], databaseRow).first
+        try db.rows(
+            "SELECT \(databaseColumns) FROM idb_databases WHERE origin = ? AND name = ?",
+            [.text(origin.description), .text(name)], databaseRow
+        ).first
     }
 
     static func database(_ db: DatabaseConnection, id: Int64) throws -> DatabaseRow? {
@@ -54,15 +57,19 @@ enum IDBCatalog {
 
     static func databases(_ db: DatabaseConnection, origin: SecurityOrigin?) throws -> [DatabaseRow] {
         if let origin {
-            return try db.rows("SELECT \(databaseColumns) FROM idb_databases WHERE origin = ? ORDER BY name",
-                               [.text(origin.description)], databaseRow)
+            return try db.rows(
+                "SELECT \(databaseColumns) FROM idb_databases WHERE origin = ? ORDER BY name",
+                [.text(origin.description)], databaseRow)
         }
         return try db.rows("SELECT \(databaseColumns) FROM idb_databases ORDER BY origin, name", [], databaseRow)
     }
 
-    static func createDatabase(_ db: DatabaseConnection, origin: SecurityOrigin, name: String, modified: Date) throws -> DatabaseRow {
-        try db.execute("INSERT INTO idb_databases (origin, name, version, site, modified, size) VALUES (?, ?, 0, ?, ?, 0)",
-                       [.text(origin.description), .text(name), .text(origin.site), .real(modified.timeIntervalSince1970)])
+    static func createDatabase(_ db: DatabaseConnection, origin: SecurityOrigin, name: String, modified: Date) throws
+        -> DatabaseRow
+    {
+        try db.execute(
+            "INSERT INTO idb_databases (origin, name, version, site, modified, size) VALUES (?, ?, 0, ?, ?, 0)",
+            [.text(origin.description), .text(name), .text(origin.site), .real(modified.timeIntervalSince1970)])
         guard let row = try database(db, origin: origin, name: name) else {
             throw IDBError(.invalidState, "the database \(name) of \(origin) vanished as it was created")
         }
@@ -71,20 +78,25 @@ enum IDBCatalog {
 
     static func stores(_ db: DatabaseConnection, databaseID: Int64) throws -> [String: StoreMeta] {
         var stores: [String: StoreMeta] = [:]
-        let rows = try db.rows("SELECT id, name, key_path, auto_increment FROM idb_object_stores WHERE database_id = ?",
-                               [.integer(databaseID)]) { row in
+        let rows = try db.rows(
+            "SELECT id, name, key_path, auto_increment FROM idb_object_stores WHERE database_id = ?",
+            [.integer(databaseID)]
+        ) { row in
             (row.int(0), row.string(1), row.optionalString(2), row.bool(3))
         }
         for (id, name, keyPathText, autoIncrement) in rows {
-            stores[name] = StoreMeta(id: id, name: name, keyPath: try keyPath(keyPathText),
-                                     autoIncrement: autoIncrement, indexes: try indexes(db, storeID: id))
+            stores[name] = StoreMeta(
+                id: id, name: name, keyPath: try keyPath(keyPathText),
+                autoIncrement: autoIncrement, indexes: try indexes(db, storeID: id))
         }
         return stores
     }
 
     static func indexes(_ db: DatabaseConnection, storeID: Int64) throws -> [String: IndexMeta] {
-        let rows = try db.rows("SELECT id, name, key_path, is_unique, multi_entry FROM idb_indexes WHERE store_id = ?",
-                               [.integer(storeID)]) { row in
+        let rows = try db.rows(
+            "SELECT id, name, key_path, is_unique, multi_entry FROM idb_indexes WHERE store_id = ?",
+            [.integer(storeID)]
+        ) { row in
             (row.int(0), row.string(1), row.string(2), row.bool(3), row.bool(4))
         }
         var indexes: [String: IndexMeta] = [:]
@@ -109,8 +121,9 @@ enum IDBCatalog {
     /// Bytes of the keys and values of a store's records in a range (`nil` for all).
     static func recordBytes(_ db: DatabaseConnection, storeID: Int64, range: EncodedRange?) throws -> Int64 {
         let (condition, values) = (range ?? EncodedRange.all).sql(column: "key")
-        return try db.scalar("SELECT coalesce(sum(length(key) + length(value)), 0) FROM idb_records WHERE store_id = ?\(condition)",
-                             [.integer(storeID)] + values)?.int64 ?? 0
+        return try db.scalar(
+            "SELECT coalesce(sum(length(key) + length(value)), 0) FROM idb_records WHERE store_id = ?\(condition)",
+            [.integer(storeID)] + values)?.int64 ?? 0
     }
 }
 
@@ -132,10 +145,14 @@ struct EncodedRange: Sendable, Hashable {
 
     /// Validates and encodes a range; `nil` means every key.
     init(_ range: IDBKeyRange?) throws(IDBError) {
-        guard let range else { self = .all; return }
+        guard let range else {
+            self = .all
+            return
+        }
         try range.validate()
-        self.init(lower: range.lower?.encodedUnchecked, upper: range.upper?.encodedUnchecked,
-                  lowerOpen: range.lowerOpen, upperOpen: range.upperOpen)
+        self.init(
+            lower: range.lower?.encodedUnchecked, upper: range.upper?.encodedUnchecked,
+            lowerOpen: range.lowerOpen, upperOpen: range.upperOpen)
     }
 
     /// ` AND column >= ? AND column < ?` (as the bounds need) and the values to bind.

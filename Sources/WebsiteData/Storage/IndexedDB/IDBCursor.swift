@@ -43,7 +43,10 @@ public final class IDBCursor {
     let range: EncodedRange
     private var position: (key: [UInt8], primaryKey: [UInt8])?
 
-    init(transaction: IDBTransaction, store: StoreMeta, index: IndexMeta?, range: EncodedRange, direction: IDBCursorDirection) {
+    init(
+        transaction: IDBTransaction, store: StoreMeta, index: IndexMeta?, range: EncodedRange,
+        direction: IDBCursorDirection
+    ) {
         self.transaction = transaction
         self.store = store
         self.index = index
@@ -89,7 +92,10 @@ public final class IDBCursor {
         try target.validate()
         let order = IDBKey.compare(target, key)
         if direction.descending ? order >= 0 : order <= 0 {
-            throw IDBError(.data, "continue(to:) must move \(direction.descending ? "below" : "above") the current key \(key); \(target) does not")
+            throw IDBError(
+                .data,
+                "continue(to:) must move \(direction.descending ? "below" : "above") the current key \(key); \(target) does not"
+            )
         }
         let bytes = target.encodedUnchecked
         let condition = " AND \(keyColumn) \(direction.descending ? "<=" : ">=") ?"
@@ -118,8 +124,10 @@ public final class IDBCursor {
             throw IDBError(.data, "continuePrimaryKey must move beyond the current entry")
         }
         let condition = " AND (i.key, i.primary_key) \(direction.descending ? "<=" : ">=") (?, ?)"
-        return try land(try seek(condition, [.blob(target.encodedUnchecked), .blob(targetPrimaryKey.encodedUnchecked)],
-                                 descending: direction.descending))
+        return try land(
+            try seek(
+                condition, [.blob(target.encodedUnchecked), .blob(targetPrimaryKey.encodedUnchecked)],
+                descending: direction.descending))
     }
 
     /// Moves forward by `count` records in the cursor's direction.
@@ -167,9 +175,11 @@ public final class IDBCursor {
     public func delete() throws {
         try transaction.checkWritable()
         let current = try currentPosition()
-        try transaction.deleteRecords(try transaction.meta(of: store),
-                                      range: EncodedRange(lower: current.primaryKey, upper: current.primaryKey,
-                                                          lowerOpen: false, upperOpen: false))
+        try transaction.deleteRecords(
+            try transaction.meta(of: store),
+            range: EncodedRange(
+                lower: current.primaryKey, upper: current.primaryKey,
+                lowerOpen: false, upperOpen: false))
     }
 
     // MARK: - Moving
@@ -183,13 +193,17 @@ public final class IDBCursor {
     /// The condition for "strictly beyond the current position" in the cursor's direction.
     private func afterCondition(_ current: (key: [UInt8], primaryKey: [UInt8])) -> (String, [DatabaseValue]) {
         let op = direction.descending ? "<" : ">"
-        if byPair { return (" AND (i.key, i.primary_key) \(op) (?, ?)", [.blob(current.key), .blob(current.primaryKey)]) }
+        if byPair {
+            return (" AND (i.key, i.primary_key) \(op) (?, ?)", [.blob(current.key), .blob(current.primaryKey)])
+        }
         return (" AND \(keyColumn) \(op) ?", [.blob(current.key)])
     }
 
     /// The first record within the range and `condition`, in the direction; for `.prevUnique`
     /// on an index, the lowest primary key of the index key found.
-    private func seek(_ condition: String, _ values: [DatabaseValue], descending: Bool, offset: Int = 0) throws -> IDBTransaction.RawRecord? {
+    private func seek(_ condition: String, _ values: [DatabaseValue], descending: Bool, offset: Int = 0) throws
+        -> IDBTransaction.RawRecord?
+    {
         try transaction.checkActive()
         let meta = try transaction.meta(of: store)
         let (rangeCondition, rangeValues) = range.sql(column: keyColumn)
@@ -201,27 +215,35 @@ public final class IDBCursor {
                 JOIN idb_records r ON r.store_id = ? AND r.key = i.primary_key
                 WHERE i.index_id = ?\(rangeCondition)\(condition) ORDER BY i.key \(order), i.primary_key \(order) LIMIT 1 OFFSET ?
                 """
-            found = try transaction.connection.rows(sql, [.integer(meta.id), .integer(index.id)] + rangeValues + values + [.integer(Int64(offset))]) {
+            found = try transaction.connection.rows(
+                sql, [.integer(meta.id), .integer(index.id)] + rangeValues + values + [.integer(Int64(offset))]
+            ) {
                 IDBTransaction.RawRecord(key: $0.blob(0), primaryKey: $0.blob(1), value: $0.blob(2))
             }.first
             if let hit = found, direction == .prevUnique {
                 return try seekFirstEntry(ofKey: hit.key, storeID: meta.id, indexID: index.id)
             }
         } else {
-            let sql = "SELECT key, value FROM idb_records WHERE store_id = ?\(rangeCondition)\(condition) ORDER BY key \(order) LIMIT 1 OFFSET ?"
-            found = try transaction.connection.rows(sql, [.integer(meta.id)] + rangeValues + values + [.integer(Int64(offset))]) {
+            let sql =
+                "SELECT key, value FROM idb_records WHERE store_id = ?\(rangeCondition)\(condition) ORDER BY key \(order) LIMIT 1 OFFSET ?"
+            found = try transaction.connection.rows(
+                sql, [.integer(meta.id)] + rangeValues + values + [.integer(Int64(offset))]
+            ) {
                 IDBTransaction.RawRecord(key: $0.blob(0), primaryKey: $0.blob(0), value: $0.blob(1))
             }.first
         }
         return found
     }
 
-    private func seekFirstEntry(ofKey key: [UInt8], storeID: Int64, indexID: Int64) throws -> IDBTransaction.RawRecord? {
-        try transaction.connection.rows("""
+    private func seekFirstEntry(ofKey key: [UInt8], storeID: Int64, indexID: Int64) throws -> IDBTransaction.RawRecord?
+    {
+        try transaction.connection.rows(
+            """
             SELECT i.key, i.primary_key, r.value FROM idb_index_records i
             JOIN idb_records r ON r.store_id = ? AND r.key = i.primary_key
             WHERE i.index_id = ? AND i.key = ? ORDER BY i.primary_key ASC LIMIT 1
-            """, [.integer(storeID), .integer(indexID), .blob(key)]) {
+            """, [.integer(storeID), .integer(indexID), .blob(key)]
+        ) {
             IDBTransaction.RawRecord(key: $0.blob(0), primaryKey: $0.blob(1), value: $0.blob(2))
         }.first
     }

@@ -51,17 +51,22 @@ public final class IDBDatabase: Sendable {
     ///   for no store names, `InvalidStateError` when the database changed since it was opened or
     ///   inside another transaction; the error that aborted the transaction, or what `body` threw.
     @discardableResult
-    public func transaction<T>(_ storeNames: [String], mode: IDBTransactionMode = .readonly,
-                               _ body: (IDBTransaction) throws -> T) throws -> T {
-        guard !storeNames.isEmpty else { throw IDBError(.invalidAccess, "a transaction needs at least one object store") }
+    public func transaction<T>(
+        _ storeNames: [String], mode: IDBTransactionMode = .readonly,
+        _ body: (IDBTransaction) throws -> T
+    ) throws -> T {
+        guard !storeNames.isEmpty else {
+            throw IDBError(.invalidAccess, "a transaction needs at least one object store")
+        }
         guard mode != .versionChange else {
             throw IDBError(.type, "version-change transactions come only from open(origin:name:version:upgrade:)")
         }
         let work = { (db: DatabaseConnection) throws -> T in
             try self.check(db)
-            let transaction = try IDBTransaction(store: self.store, connection: db, databaseID: self.id, origin: self.origin,
-                                                 databaseName: self.name, version: self.version, scope: Set(storeNames),
-                                                 mode: mode, oldVersion: nil)
+            let transaction = try IDBTransaction(
+                store: self.store, connection: db, databaseID: self.id, origin: self.origin,
+                databaseName: self.name, version: self.version, scope: Set(storeNames),
+                mode: mode, oldVersion: nil)
             return try transaction.run(body)
         }
         if mode == .readonly { return try store.readTransaction(work) }
@@ -77,18 +82,22 @@ public final class IDBDatabase: Sendable {
     /// - Returns: what `body` returns.
     /// - Throws: as `transaction(_:mode:_:)`.
     @discardableResult
-    public func transaction<T>(_ storeName: String, mode: IDBTransactionMode = .readonly,
-                               _ body: (IDBTransaction) throws -> T) throws -> T {
+    public func transaction<T>(
+        _ storeName: String, mode: IDBTransactionMode = .readonly,
+        _ body: (IDBTransaction) throws -> T
+    ) throws -> T {
         try transaction([storeName], mode: mode, body)
     }
 
     /// Refuses a database deleted, or upgraded to another version, since this handle was opened.
     private func check(_ db: DatabaseConnection) throws {
-        guard let current = try db.scalar("SELECT version FROM idb_databases WHERE id = ?", [.integer(id)])?.int64 else {
+        guard let current = try db.scalar("SELECT version FROM idb_databases WHERE id = ?", [.integer(id)])?.int64
+        else {
             throw IDBError(.invalidState, "the database \(name) of \(origin) was deleted; open it again")
         }
         guard current == Int64(version) else {
-            throw IDBError(.invalidState, "the database \(name) of \(origin) was upgraded to version \(current); open it again")
+            throw IDBError(
+                .invalidState, "the database \(name) of \(origin) was upgraded to version \(current); open it again")
         }
     }
 }

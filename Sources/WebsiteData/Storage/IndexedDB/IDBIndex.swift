@@ -88,7 +88,9 @@ public struct IDBIndex {
     /// - Throws: `IDBError` `DataError` for an invalid range, `TypeError` for a negative count.
     public func getAllKeys(_ range: IDBKeyRange? = nil, count: Int? = nil) throws -> [IDBKey] {
         let (store, index) = try metas()
-        return try transaction.indexRecords(index, store: store, range: try EncodedRange(range), count: count, values: false).map {
+        return try transaction.indexRecords(
+            index, store: store, range: try EncodedRange(range), count: count, values: false
+        ).map {
             try IDBTransaction.key($0.primaryKey)
         }
     }
@@ -101,8 +103,10 @@ public struct IDBIndex {
     public func count(_ range: IDBKeyRange? = nil) throws -> Int {
         let (_, index) = try metas()
         let (condition, values) = try EncodedRange(range).sql(column: "key")
-        return Int(try transaction.connection.scalar("SELECT count(*) FROM idb_index_records WHERE index_id = ?\(condition)",
-                                                     [.integer(index.id)] + values)?.int64 ?? 0)
+        return Int(
+            try transaction.connection.scalar(
+                "SELECT count(*) FROM idb_index_records WHERE index_id = ?\(condition)",
+                [.integer(index.id)] + values)?.int64 ?? 0)
     }
 
     /// Opens a cursor over the index entries whose keys are in a range.
@@ -115,7 +119,8 @@ public struct IDBIndex {
     /// - Throws: `IDBError` `DataError` for an invalid range.
     public func openCursor(_ range: IDBKeyRange? = nil, direction: IDBCursorDirection = .next) throws -> IDBCursor? {
         let (store, index) = try metas()
-        let cursor = IDBCursor(transaction: transaction, store: store, index: index, range: try EncodedRange(range), direction: direction)
+        let cursor = IDBCursor(
+            transaction: transaction, store: store, index: index, range: try EncodedRange(range), direction: direction)
         return try cursor.start() ? cursor : nil
     }
 }

@@ -73,11 +73,26 @@ public enum IDBJSONValue: Sendable, Hashable, Codable, CustomStringConvertible {
     /// - Throws: `DecodingError` when the data is not JSON.
     public init(from decoder: any Decoder) throws {
         if let container = try? decoder.singleValueContainer() {
-            if container.decodeNil() { self = .null; return }
-            if let value = try? container.decode(Bool.self) { self = .bool(value); return }
-            if let value = try? container.decode(Double.self) { self = .number(value); return }
-            if let value = try? container.decode(String.self) { self = .string(value); return }
-            if let value = try? container.decode([IDBJSONValue].self) { self = .array(value); return }
+            if container.decodeNil() {
+                self = .null
+                return
+            }
+            if let value = try? container.decode(Bool.self) {
+                self = .bool(value)
+                return
+            }
+            if let value = try? container.decode(Double.self) {
+                self = .number(value)
+                return
+            }
+            if let value = try? container.decode(String.self) {
+                self = .string(value)
+                return
+            }
+            if let value = try? container.decode([IDBJSONValue].self) {
+                self = .array(value)
+                return
+            }
         }
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
         var members: [Member] = []
@@ -157,7 +172,9 @@ enum OrderedJSON {
         parser.skipSpace()
         let value = try parser.value(depth: 0)
         parser.skipSpace()
-        guard parser.offset == bytes.count else { throw IDBJSONError(offset: parser.offset, reason: "text follows the JSON value") }
+        guard parser.offset == bytes.count else {
+            throw IDBJSONError(offset: parser.offset, reason: "text follows the JSON value")
+        }
         return value
     }
 
@@ -179,10 +196,15 @@ enum OrderedJSON {
                 offset += 1
                 var members: [IDBJSONValue.Member] = []
                 skipSpace()
-                if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") { offset += 1; return .object(members) }
+                if offset < bytes.count, bytes[offset] == UInt8(ascii: "}") {
+                    offset += 1
+                    return .object(members)
+                }
                 while true {
                     skipSpace()
-                    guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
+                    guard offset < bytes.count, bytes[offset] == UInt8(ascii: "\"") else {
+                        throw fail("expected a member name")
+                    }
                     let name = try string()
                     skipSpace()
                     guard offset < bytes.count, bytes[offset] == UInt8(ascii: ":") else { throw fail("expected ':'") }
@@ -191,8 +213,14 @@ enum OrderedJSON {
                     members.append(IDBJSONValue.Member(name, try value(depth: depth + 1)))
                     skipSpace()
                     guard offset < bytes.count else { throw fail("the text ends inside an object") }
-                    if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
-                    if bytes[offset] == UInt8(ascii: "}") { offset += 1; return .object(members) }
+                    if bytes[offset] == UInt8(ascii: ",") {
+                        offset += 1
+                        continue
+                    }
+                    if bytes[offset] == UInt8(ascii: "}") {
+                        offset += 1
+                        return .object(members)
+                    }
                     throw fail("expected ',' or '}'")
                 }
             case UInt8(ascii: "["):
@@ -200,21 +228,36 @@ enum OrderedJSON {
                 offset += 1
                 var elements: [IDBJSONValue] = []
                 skipSpace()
-                if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") { offset += 1; return .array(elements) }
+                if offset < bytes.count, bytes[offset] == UInt8(ascii: "]") {
+                    offset += 1
+                    return .array(elements)
+                }
                 while true {
                     skipSpace()
                     elements.append(try value(depth: depth + 1))
                     skipSpace()
                     guard offset < bytes.count else { throw fail("the text ends inside an array") }
-                    if bytes[offset] == UInt8(ascii: ",") { offset += 1; continue }
-                    if bytes[offset] == UInt8(ascii: "]") { offset += 1; return .array(elements) }
+                    if bytes[offset] == UInt8(ascii: ",") {
+                        offset += 1
+                        continue
+                    }
+                    if bytes[offset] == UInt8(ascii: "]") {
+                        offset += 1
+                        return .array(elements)
+                    }
                     throw fail("expected ',' or ']'")
                 }
             case UInt8(ascii: "\""):
                 return .string(try string())
-            case UInt8(ascii: "t"): try literal("true"); return .bool(true)
-            case UInt8(ascii: "f"): try literal("false"); return .bool(false)
-            case UInt8(ascii: "n"): try literal("null"); return .null
+            case UInt8(ascii: "t"):
+                try literal("true")
+                return .bool(true)
+            case UInt8(ascii: "f"):
+                try literal("false")
+                return .bool(false)
+            case UInt8(ascii: "n"):
+                try literal("null")
+                return .null
             default:
                 return .number(try number())
             }
@@ -239,14 +282,18 @@ enum OrderedJSON {
             let intStart = offset
             let intDigits = digits()
             guard intDigits > 0 else { throw IDBJSONError(offset: start, reason: "expected a value") }
-            if intDigits > 1 && bytes[intStart] == UInt8(ascii: "0") { throw IDBJSONError(offset: start, reason: "a number has a leading zero") }
+            if intDigits > 1 && bytes[intStart] == UInt8(ascii: "0") {
+                throw IDBJSONError(offset: start, reason: "a number has a leading zero")
+            }
             if offset < bytes.count, bytes[offset] == UInt8(ascii: ".") {
                 offset += 1
                 guard digits() > 0 else { throw fail("expected digits after '.'") }
             }
             if offset < bytes.count, bytes[offset] == UInt8(ascii: "e") || bytes[offset] == UInt8(ascii: "E") {
                 offset += 1
-                if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") { offset += 1 }
+                if offset < bytes.count, bytes[offset] == UInt8(ascii: "+") || bytes[offset] == UInt8(ascii: "-") {
+                    offset += 1
+                }
                 guard digits() > 0 else { throw fail("expected digits in the exponent") }
             }
             guard let value = Double(String(decoding: bytes[start..<offset], as: UTF8.self)), value.isFinite else {
@@ -278,7 +325,10 @@ enum OrderedJSON {
             var units: [UInt16] = []
             var run: [UInt8] = []
             func flush() {
-                if !run.isEmpty { units.append(contentsOf: String(decoding: run, as: UTF8.self).utf16); run.removeAll() }
+                if !run.isEmpty {
+                    units.append(contentsOf: String(decoding: run, as: UTF8.self).utf16)
+                    run.removeAll()
+                }
             }
             while true {
                 guard offset < bytes.count else { throw fail("a string is not closed") }
@@ -333,7 +383,10 @@ enum OrderedJSON {
         case .number(let number): out += number.isFinite ? javaScriptNumber(number) : "null"
         case .string(let text): out += quoted(text)
         case .array(let elements):
-            if elements.isEmpty { out += "[]"; return }
+            if elements.isEmpty {
+                out += "[]"
+                return
+            }
             out += "["
             for (i, element) in elements.enumerated() {
                 if i > 0 { out += "," }
@@ -343,7 +396,10 @@ enum OrderedJSON {
             newline(level)
             out += "]"
         case .object(let members):
-            if members.isEmpty { out += "{}"; return }
+            if members.isEmpty {
+                out += "{}"
+                return
+            }
             out += "{"
             for (i, member) in members.enumerated() {
                 if i > 0 { out += "," }

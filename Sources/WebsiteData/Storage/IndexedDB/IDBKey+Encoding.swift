@@ -73,7 +73,9 @@ enum KeyCoding {
         let normalized = value == 0 ? 0 : value
         var bits = normalized.bitPattern
         bits = bits & (1 << 63) != 0 ? ~bits : bits | (1 << 63)
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) {
+            bytes.append(UInt8(truncatingIfNeeded: bits >> UInt64(shift)))
+        }
     }
 
     /// Reads one encoded key, iteratively (no recursion, however deep the input claims to nest).

@@ -43,7 +43,9 @@ public enum IDBKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     ///
     /// - Throws: `IDBError` `DataError` naming what is wrong.
     func validate() throws(IDBError) {
-        guard isValid else { throw IDBError(.data, "\(self) is not a valid key (NaN, or arrays nested more than \(Self.maxDepth) deep)") }
+        guard isValid else {
+            throw IDBError(.data, "\(self) is not a valid key (NaN, or arrays nested more than \(Self.maxDepth) deep)")
+        }
     }
 
     /// The type rank the specification orders keys by.
@@ -65,31 +67,33 @@ public enum IDBKey: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// - Returns: `-1` when `a` sorts first, `0` when they are the same key, `1` when `b` sorts first.
     public static func compare(_ a: IDBKey, _ b: IDBKey) -> Int {
         switch (a, b) {
-        case let (.number(x), .number(y)): return x < y ? -1 : (x > y ? 1 : 0)
-        case let (.date(x), .date(y)):
+        case (.number(let x), .number(let y)): return x < y ? -1 : (x > y ? 1 : 0)
+        case (.date(let x), .date(let y)):
             let (s, t) = (x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
             return s < t ? -1 : (s > t ? 1 : 0)
-        case let (.string(x), .string(y)):
-            var i = x.utf16.makeIterator(), j = y.utf16.makeIterator()
+        case (.string(let x), .string(let y)):
+            var i = x.utf16.makeIterator()
+            var j = y.utf16.makeIterator()
             while true {
                 switch (i.next(), j.next()) {
                 case (nil, nil): return 0
                 case (nil, _): return -1
                 case (_, nil): return 1
-                case let (u?, v?): if u != v { return u < v ? -1 : 1 }
+                case (let u?, let v?): if u != v { return u < v ? -1 : 1 }
                 }
             }
-        case let (.binary(x), .binary(y)):
-            var i = x.makeIterator(), j = y.makeIterator()
+        case (.binary(let x), .binary(let y)):
+            var i = x.makeIterator()
+            var j = y.makeIterator()
             while true {
                 switch (i.next(), j.next()) {
                 case (nil, nil): return 0
                 case (nil, _): return -1
                 case (_, nil): return 1
-                case let (u?, v?): if u != v { return u < v ? -1 : 1 }
+                case (let u?, let v?): if u != v { return u < v ? -1 : 1 }
                 }
             }
-        case let (.array(x), .array(y)):
+        case (.array(let x), .array(let y)):
             for (u, v) in zip(x, y) {
                 let order = compare(u, v)
                 if order != 0 { return order }
@@ -123,7 +127,8 @@ public enum IDBKey: Sendable, Hashable, Comparable, CustomStringConvertible {
         hasher.combine(rank)
         switch self {
         case .number(let value): hasher.combine(value == 0 ? 0 : value)
-        case .date(let date): hasher.combine(date.timeIntervalSinceReferenceDate == 0 ? 0 : date.timeIntervalSinceReferenceDate)
+        case .date(let date):
+            hasher.combine(date.timeIntervalSinceReferenceDate == 0 ? 0 : date.timeIntervalSinceReferenceDate)
         case .string(let text):
             hasher.combine(text.utf16.count)
             for unit in text.utf16 { hasher.combine(unit) }
@@ -142,13 +147,16 @@ public enum IDBKey: Sendable, Hashable, Comparable, CustomStringConvertible {
             return "\(value)"
         case .date(let date): return "Date(\(JavaScriptDate.isoString(date) ?? "Invalid Date"))"
         case .string(let text): return "\"" + text.replacingOccurrences(of: "\"", with: "\\\"") + "\""
-        case .binary(let bytes): return "<" + bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined(separator: " ") + ">"
+        case .binary(let bytes):
+            return "<" + bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined(separator: " ") + ">"
         case .array(let elements): return "[" + elements.map(\.description).joined(separator: ", ") + "]"
         }
     }
 }
 
-extension IDBKey: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral {
+extension IDBKey: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByStringLiteral,
+    ExpressibleByArrayLiteral
+{
     /// A number key from an integer literal.
     public init(integerLiteral value: Int) { self = .number(Double(value)) }
     /// A number key from a floating-point literal.

@@ -6,7 +6,9 @@ import Foundation
 /// dots (`author.name`), evaluated property by property; `length` of a string or an array is
 /// its length. An array of string paths makes an array key of what each finds.
 /// (IndexedDB 3.0, "key path" and "evaluate a key path on a value".)
-public enum IDBKeyPath: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByStringLiteral, ExpressibleByArrayLiteral {
+public enum IDBKeyPath: Sendable, Hashable, Codable, CustomStringConvertible, ExpressibleByStringLiteral,
+    ExpressibleByArrayLiteral
+{
     /// One path: `""`, `"id"` or `"a.b.c"`.
     case string(String)
     /// Several paths, whose results make an array key.
@@ -131,7 +133,9 @@ public enum IDBKeyPath: Sendable, Hashable, Codable, CustomStringConvertible, Ex
         return Self.inject(key.value, at: identifiers[...], into: value)
     }
 
-    private static func inject(_ keyValue: IDBValue, at identifiers: ArraySlice<String>, into value: IDBValue) -> IDBValue {
+    private static func inject(_ keyValue: IDBValue, at identifiers: ArraySlice<String>, into value: IDBValue)
+        -> IDBValue
+    {
         guard let first = identifiers.first, case .object(var object) = value else { return value }
         if identifiers.count == 1 {
             object[first] = keyValue

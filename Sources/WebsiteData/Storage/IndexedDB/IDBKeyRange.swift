@@ -56,7 +56,9 @@ public struct IDBKeyRange: Sendable, Hashable, CustomStringConvertible {
     ///   - lowerOpen: whether `lower` itself is left out.
     ///   - upperOpen: whether `upper` itself is left out.
     /// - Returns: the range.
-    public static func bound(_ lower: IDBKey, _ upper: IDBKey, lowerOpen: Bool = false, upperOpen: Bool = false) -> IDBKeyRange {
+    public static func bound(_ lower: IDBKey, _ upper: IDBKey, lowerOpen: Bool = false, upperOpen: Bool = false)
+        -> IDBKeyRange
+    {
         IDBKeyRange(lower: lower, upper: upper, lowerOpen: lowerOpen, upperOpen: upperOpen)
     }
 
@@ -92,6 +94,7 @@ public struct IDBKeyRange: Sendable, Hashable, CustomStringConvertible {
 
     /// Interval notation: `[1, 5)`, `(-∞, "m"]`.
     public var description: String {
-        (lowerOpen ? "(" : "[") + (lower?.description ?? "-∞") + ", " + (upper?.description ?? "+∞") + (upperOpen ? ")" : "]")
+        (lowerOpen ? "(" : "[") + (lower?.description ?? "-∞") + ", " + (upper?.description ?? "+∞")
+            + (upperOpen ? ")" : "]")
     }
 }

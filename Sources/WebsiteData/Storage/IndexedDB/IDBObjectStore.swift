@@ -21,7 +21,8 @@ public struct IDBObjectStore {
     public var autoIncrement: Bool { handle.autoIncrement }
     /// The names of the store's indexes, sorted.
     public var indexNames: [String] {
-        (transaction.stores[handle.name]?.indexes.keys).map { $0.sorted { IDBKey.string($0) < IDBKey.string($1) } } ?? []
+        (transaction.stores[handle.name]?.indexes.keys).map { $0.sorted { IDBKey.string($0) < IDBKey.string($1) } }
+            ?? []
     }
 
     // MARK: - Writing
@@ -128,7 +129,9 @@ public struct IDBObjectStore {
     /// - Returns: the keys.
     /// - Throws: `IDBError` `DataError` for an invalid range, `TypeError` for a negative count.
     public func getAllKeys(_ range: IDBKeyRange? = nil, count: Int? = nil) throws -> [IDBKey] {
-        try transaction.records(try transaction.meta(of: handle), range: try EncodedRange(range), count: count, values: false).map {
+        try transaction.records(
+            try transaction.meta(of: handle), range: try EncodedRange(range), count: count, values: false
+        ).map {
             try IDBTransaction.key($0.key)
         }
     }
@@ -141,8 +144,10 @@ public struct IDBObjectStore {
     public func count(_ range: IDBKeyRange? = nil) throws -> Int {
         let meta = try transaction.meta(of: handle)
         let (condition, values) = try EncodedRange(range).sql(column: "key")
-        return Int(try transaction.connection.scalar("SELECT count(*) FROM idb_records WHERE store_id = ?\(condition)",
-                                                     [.integer(meta.id)] + values)?.int64 ?? 0)
+        return Int(
+            try transaction.connection.scalar(
+                "SELECT count(*) FROM idb_records WHERE store_id = ?\(condition)",
+                [.integer(meta.id)] + values)?.int64 ?? 0)
     }
 
     /// Opens a cursor over the records in a range.
@@ -155,7 +160,8 @@ public struct IDBObjectStore {
     /// - Throws: `IDBError` `DataError` for an invalid range.
     public func openCursor(_ range: IDBKeyRange? = nil, direction: IDBCursorDirection = .next) throws -> IDBCursor? {
         let meta = try transaction.meta(of: handle)
-        let cursor = IDBCursor(transaction: transaction, store: meta, index: nil, range: try EncodedRange(range), direction: direction)
+        let cursor = IDBCursor(
+            transaction: transaction, store: meta, index: nil, range: try EncodedRange(range), direction: direction)
         return try cursor.start() ? cursor : nil
     }
 
@@ -168,7 +174,9 @@ public struct IDBObjectStore {
     /// - Throws: `IDBError` `NotFoundError` for no such index.
     public func index(_ name: String) throws -> IDBIndex {
         let meta = try transaction.meta(of: handle)
-        guard let index = meta.indexes[name] else { throw IDBError(.notFound, "the object store \(meta.name) has no index named \(name)") }
+        guard let index = meta.indexes[name] else {
+            throw IDBError(.notFound, "the object store \(meta.name) has no index named \(name)")
+        }
         return IDBIndex(transaction: transaction, store: meta, handle: index)
     }
 
@@ -184,10 +192,13 @@ public struct IDBObjectStore {
     ///   for a name in use (or, aborting the transaction, when `unique` and existing records share
     ///   a key), `SyntaxError` for an invalid key path, `InvalidAccessError` for `multiEntry` with an array key path.
     @discardableResult
-    public func createIndex(_ name: String, keyPath: IDBKeyPath, unique: Bool = false, multiEntry: Bool = false) throws -> IDBIndex {
+    public func createIndex(_ name: String, keyPath: IDBKeyPath, unique: Bool = false, multiEntry: Bool = false) throws
+        -> IDBIndex
+    {
         try transaction.checkVersionChange()
-        let index = try transaction.createIndex(in: try transaction.meta(of: handle), name: name, keyPath: keyPath,
-                                                unique: unique, multiEntry: multiEntry)
+        let index = try transaction.createIndex(
+            in: try transaction.meta(of: handle), name: name, keyPath: keyPath,
+            unique: unique, multiEntry: multiEntry)
         return IDBIndex(transaction: transaction, store: try transaction.meta(of: handle), handle: index)
     }
 

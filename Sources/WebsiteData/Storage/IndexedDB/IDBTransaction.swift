@@ -47,8 +47,11 @@ public final class IDBTransaction {
         case aborted(IDBError)
     }
 
-    init(store: IndexedDBStore, connection: DatabaseConnection, databaseID: Int64, origin: SecurityOrigin, databaseName: String,
-         version: Int, scope: Set<String>?, mode: IDBTransactionMode, oldVersion: Int?) throws {
+    init(
+        store: IndexedDBStore, connection: DatabaseConnection, databaseID: Int64, origin: SecurityOrigin,
+        databaseName: String,
+        version: Int, scope: Set<String>?, mode: IDBTransactionMode, oldVersion: Int?
+    ) throws {
         self.store = store
         self.connection = connection
         self.databaseID = databaseID
@@ -101,19 +104,33 @@ public final class IDBTransaction {
     ///   for a name in use, `SyntaxError` for an invalid key path, `InvalidAccessError` for
     ///   `autoIncrement` with an empty or array key path.
     @discardableResult
-    public func createObjectStore(_ name: String, keyPath: IDBKeyPath? = nil, autoIncrement: Bool = false) throws -> IDBObjectStore {
+    public func createObjectStore(_ name: String, keyPath: IDBKeyPath? = nil, autoIncrement: Bool = false) throws
+        -> IDBObjectStore
+    {
         try checkVersionChange()
         try keyPath?.validate()
-        guard stores[name] == nil else { throw IDBError(.constraint, "the database already has an object store named \(name)") }
-        if autoIncrement, let keyPath {
-            if case .array = keyPath { throw IDBError(.invalidAccess, "a store with a key generator cannot have an array key path") }
-            if keyPath == .string("") { throw IDBError(.invalidAccess, "a store with a key generator cannot have an empty key path") }
+        guard stores[name] == nil else {
+            throw IDBError(.constraint, "the database already has an object store named \(name)")
         }
-        try connection.execute("INSERT INTO idb_object_stores (database_id, name, key_path, auto_increment) VALUES (?, ?, ?, ?)",
-                               [.integer(databaseID), .text(name), keyPath.map { .text($0.storedText) } ?? .null,
-                                .integer(autoIncrement ? 1 : 0)])
-        guard let id = try connection.scalar("SELECT id FROM idb_object_stores WHERE database_id = ? AND name = ?",
-                                             [.integer(databaseID), .text(name)])?.int64 else {
+        if autoIncrement, let keyPath {
+            if case .array = keyPath {
+                throw IDBError(.invalidAccess, "a store with a key generator cannot have an array key path")
+            }
+            if keyPath == .string("") {
+                throw IDBError(.invalidAccess, "a store with a key generator cannot have an empty key path")
+            }
+        }
+        try connection.execute(
+            "INSERT INTO idb_object_stores (database_id, name, key_path, auto_increment) VALUES (?, ?, ?, ?)",
+            [
+                .integer(databaseID), .text(name), keyPath.map { .text($0.storedText) } ?? .null,
+                .integer(autoIncrement ? 1 : 0),
+            ])
+        guard
+            let id = try connection.scalar(
+                "SELECT id FROM idb_object_stores WHERE database_id = ? AND name = ?",
+                [.integer(databaseID), .text(name)])?.int64
+        else {
             throw IDBCatalog.damaged("the new object store \(name) cannot be found")
         }
         let meta = StoreMeta(id: id, name: name, keyPath: keyPath, autoIncrement: autoIncrement, indexes: [:])
@@ -128,7 +145,9 @@ public final class IDBTransaction {
     /// - Throws: `IDBError` `InvalidStateError` outside a version-change transaction, `NotFoundError` for no such store.
     public func deleteObjectStore(_ name: String) throws {
         try checkVersionChange()
-        guard let meta = stores[name] else { throw IDBError(.notFound, "the database has no object store named \(name)") }
+        guard let meta = stores[name] else {
+            throw IDBError(.notFound, "the database has no object store named \(name)")
+        }
         sizeDelta -= try IDBCatalog.recordBytes(connection, storeID: meta.id, range: nil)
         try connection.execute("DELETE FROM idb_object_stores WHERE id = ?", [.integer(meta.id)])
         stores[name] = nil
@@ -150,8 +169,9 @@ public final class IDBTransaction {
         }
         if case .aborted(let cause) = state { throw cause }
         if wrote {
-            try connection.execute("UPDATE idb_databases SET modified = ?, size = size + ? WHERE id = ?",
-                                   [.real(store.clock().timeIntervalSince1970), .integer(sizeDelta), .integer(databaseID)])
+            try connection.execute(
+                "UPDATE idb_databases SET modified = ?, size = size + ? WHERE id = ?",
+                [.real(store.clock().timeIntervalSince1970), .integer(sizeDelta), .integer(databaseID)])
         }
         state = .finished
         return result
@@ -175,7 +195,8 @@ public final class IDBTransaction {
     func checkVersionChange() throws(IDBError) {
         try checkActive()
         if mode != .versionChange {
-            throw IDBError(.invalidState, "object stores and indexes change only in a version-change (upgrade) transaction")
+            throw IDBError(
+                .invalidState, "object stores and indexes change only in a version-change (upgrade) transaction")
         }
     }
 

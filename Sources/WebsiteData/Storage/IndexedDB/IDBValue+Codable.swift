@@ -17,14 +17,18 @@ import Foundation
 /// Dates are written to the millisecond, as JavaScript holds them. `JSONEncoder` and
 /// `JSONDecoder` decide the order of object members.
 extension IDBValue: Codable {
-    private static let tags: Set<String> = ["$undefined", "$number", "$bigint", "$date", "$binary", "$regexp", "$error", "$object"]
+    private static let tags: Set<String> = [
+        "$undefined", "$number", "$bigint", "$date", "$binary", "$regexp", "$error", "$object",
+    ]
 
     /// Encodes the value as JSON (see the table above).
     ///
     /// - Parameter encoder: the encoder to write to.
     /// - Throws: the encoder's error.
     public func encode(to encoder: any Encoder) throws {
-        func tagged(_ tag: String, _ write: (inout KeyedEncodingContainer<AnyCodingKey>, AnyCodingKey) throws -> Void) throws {
+        func tagged(_ tag: String, _ write: (inout KeyedEncodingContainer<AnyCodingKey>, AnyCodingKey) throws -> Void)
+            throws
+        {
             var container = encoder.container(keyedBy: AnyCodingKey.self)
             try write(&container, AnyCodingKey(tag))
         }
@@ -50,7 +54,9 @@ extension IDBValue: Codable {
             try container.encode(text)
         case .date(let date): try tagged("$date") { try $0.encode(JavaScriptDate.isoString(date), forKey: $1) }
         case .binary(let data, let kind):
-            try tagged("$binary") { try $0.encode(["kind": kind.rawValue, "base64": data.base64EncodedString()], forKey: $1) }
+            try tagged("$binary") {
+                try $0.encode(["kind": kind.rawValue, "base64": data.base64EncodedString()], forKey: $1)
+            }
         case .regExp(let pattern, let flags):
             try tagged("$regexp") { try $0.encode(["pattern": pattern, "flags": flags], forKey: $1) }
         case .error(let name, let message, let stack):
@@ -73,11 +79,26 @@ extension IDBValue: Codable {
     /// - Throws: `DecodingError` for a tagged object whose content is not what the tag needs.
     public init(from decoder: any Decoder) throws {
         if let single = try? decoder.singleValueContainer() {
-            if single.decodeNil() { self = .null; return }
-            if let flag = try? single.decode(Bool.self) { self = .bool(flag); return }
-            if let number = try? single.decode(Double.self) { self = .number(number); return }
-            if let text = try? single.decode(String.self) { self = .string(text); return }
-            if let elements = try? single.decode([IDBValue].self) { self = .array(elements); return }
+            if single.decodeNil() {
+                self = .null
+                return
+            }
+            if let flag = try? single.decode(Bool.self) {
+                self = .bool(flag)
+                return
+            }
+            if let number = try? single.decode(Double.self) {
+                self = .number(number)
+                return
+            }
+            if let text = try? single.decode(String.self) {
+                self = .string(text)
+                return
+            }
+            if let elements = try? single.decode([IDBValue].self) {
+                self = .array(elements)
+                return
+            }
         }
         let container = try decoder.container(keyedBy: AnyCodingKey.self)
         let keys = container.allKeys
@@ -109,17 +130,22 @@ extension IDBValue: Codable {
         case "$binary":
             let fields = try container.decode([String: String].self, forKey: key)
             guard let kind = fields["kind"].flatMap(IDBBinaryKind.init(rawValue:)),
-                  let data = fields["base64"].flatMap({ Data(base64Encoded: $0) }) else {
+                let data = fields["base64"].flatMap({ Data(base64Encoded: $0) })
+            else {
                 throw corrupt("$binary needs a kind (Uint8Array, ArrayBuffer, …) and base64 bytes")
             }
             self = .binary(data, kind: kind)
         case "$regexp":
             let fields = try container.decode([String: String].self, forKey: key)
-            guard let pattern = fields["pattern"], let flags = fields["flags"] else { throw corrupt("$regexp needs a pattern and flags") }
+            guard let pattern = fields["pattern"], let flags = fields["flags"] else {
+                throw corrupt("$regexp needs a pattern and flags")
+            }
             self = .regExp(pattern: pattern, flags: flags)
         case "$error":
             let fields = try container.decode([String: String].self, forKey: key)
-            guard let name = fields["name"], let message = fields["message"] else { throw corrupt("$error needs a name and a message") }
+            guard let name = fields["name"], let message = fields["message"] else {
+                throw corrupt("$error needs a name and a message")
+            }
             self = .error(name: name, message: message, stack: fields["stack"] ?? "")
         default:
             self = .object(try container.decode(PlainObject.self, forKey: key).object)
@@ -134,12 +160,15 @@ extension IDBValue: Codable {
 
         init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: AnyCodingKey.self)
-            object = IDBObject(try container.allKeys.map { ($0.stringValue, try container.decode(IDBValue.self, forKey: $0)) })
+            object = IDBObject(
+                try container.allKeys.map { ($0.stringValue, try container.decode(IDBValue.self, forKey: $0)) })
         }
 
         func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: AnyCodingKey.self)
-            for property in object.properties { try container.encode(property.value, forKey: AnyCodingKey(property.name)) }
+            for property in object.properties {
+                try container.encode(property.value, forKey: AnyCodingKey(property.name))
+            }
         }
     }
 }

@@ -65,7 +65,8 @@ enum ValueCoding {
     static let formatVersion: UInt8 = 1
 
     enum Tag: UInt8 {
-        case undefined = 0, null, `false`, `true`, double, integer, string, date, binary, array, object, bigInt, regExp, error
+        case undefined = 0, null, `false`, `true`, double, integer, string, date, binary, array, object, bigInt, regExp,
+            error
     }
 
     static let binaryKinds: [IDBBinaryKind] = IDBBinaryKind.allCases
@@ -83,7 +84,9 @@ enum ValueCoding {
         }
 
         mutating func fixed(_ value: UInt64) {
-            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift))) }
+            for shift in stride(from: 0, to: 64, by: 8) {
+                bytes.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            }
         }
 
         mutating func text(_ text: String) {
@@ -97,7 +100,9 @@ enum ValueCoding {
             case .null: bytes.append(Tag.null.rawValue)
             case .bool(let flag): bytes.append(flag ? Tag.true.rawValue : Tag.false.rawValue)
             case .number(let number):
-                if number == number.rounded(), abs(number) < 9_007_199_254_740_992, !(number == 0 && number.sign == .minus) {
+                if number == number.rounded(), abs(number) < 9_007_199_254_740_992,
+                    !(number == 0 && number.sign == .minus)
+                {
                     let n = Int64(number)
                     bytes.append(Tag.integer.rawValue)
                     varint(UInt64(bitPattern: (n << 1) ^ (n >> 63)))
@@ -206,14 +211,18 @@ enum ValueCoding {
             case .true: return .bool(true)
             case .double:
                 let number = Double(bitPattern: try fixed())
-                if number == number.rounded(), abs(number) < 9_007_199_254_740_992, !(number == 0 && number.sign == .minus) {
+                if number == number.rounded(), abs(number) < 9_007_199_254_740_992,
+                    !(number == 0 && number.sign == .minus)
+                {
                     throw IDBDecodingError(.nonCanonical, at: start)
                 }
                 return .number(number)
             case .integer:
                 let zigzag = try varint()
                 let n = Int64(bitPattern: zigzag >> 1) ^ -Int64(bitPattern: zigzag & 1)
-                guard n > -9_007_199_254_740_992 && n < 9_007_199_254_740_992 else { throw IDBDecodingError(.nonCanonical, at: start) }
+                guard n > -9_007_199_254_740_992 && n < 9_007_199_254_740_992 else {
+                    throw IDBDecodingError(.nonCanonical, at: start)
+                }
                 return .number(Double(n))
             case .bigInt: return .bigInt(try text())
             case .string: return .string(try text())
@@ -246,7 +255,9 @@ enum ValueCoding {
                 for _ in 0..<count {
                     let nameStart = offset
                     let name = try text()
-                    guard names.insert(Array(name.utf8)).inserted else { throw IDBDecodingError(.nonCanonical, at: nameStart) }
+                    guard names.insert(Array(name.utf8)).inserted else {
+                        throw IDBDecodingError(.nonCanonical, at: nameStart)
+                    }
                     properties.append(IDBObject.Property(name: name, value: try value(depth: depth + 1)))
                 }
                 return .object(IDBObject(uniqueProperties: properties))

@@ -85,7 +85,8 @@ public enum IDBValue: Sendable, Hashable, CustomStringConvertible {
     func isNested(deeperThan limit: Int) -> Bool {
         switch self {
         case .array(let elements): return limit == 0 || elements.contains { $0.isNested(deeperThan: limit - 1) }
-        case .object(let object): return limit == 0 || object.properties.contains { $0.value.isNested(deeperThan: limit - 1) }
+        case .object(let object):
+            return limit == 0 || object.properties.contains { $0.value.isNested(deeperThan: limit - 1) }
         default: return false
         }
     }
@@ -99,20 +100,21 @@ public enum IDBValue: Sendable, Hashable, CustomStringConvertible {
     public static func == (a: IDBValue, b: IDBValue) -> Bool {
         switch (a, b) {
         case (.undefined, .undefined), (.null, .null): return true
-        case let (.bool(x), .bool(y)): return x == y
-        case let (.number(x), .number(y)): return x.bitPattern == y.bitPattern || (x.isNaN && y.isNaN)
-        case let (.bigInt(x), .bigInt(y)): return x == y
-        case let (.string(x), .string(y)): return x.unicodeScalars.elementsEqual(y.unicodeScalars)
-        case let (.date(x), .date(y)):
+        case (.bool(let x), .bool(let y)): return x == y
+        case (.number(let x), .number(let y)): return x.bitPattern == y.bitPattern || (x.isNaN && y.isNaN)
+        case (.bigInt(let x), .bigInt(let y)): return x == y
+        case (.string(let x), .string(let y)): return x.unicodeScalars.elementsEqual(y.unicodeScalars)
+        case (.date(let x), .date(let y)):
             let (s, t) = (x.timeIntervalSinceReferenceDate, y.timeIntervalSinceReferenceDate)
             return s.bitPattern == t.bitPattern || (s.isNaN && t.isNaN)
-        case let (.binary(x, j), .binary(y, k)): return x == y && j == k
-        case let (.regExp(p, f), .regExp(q, g)): return p.unicodeScalars.elementsEqual(q.unicodeScalars) && f == g
-        case let (.error(n, m, s), .error(o, p, t)):
+        case (.binary(let x, let j), .binary(let y, let k)): return x == y && j == k
+        case (.regExp(let p, let f), .regExp(let q, let g)):
+            return p.unicodeScalars.elementsEqual(q.unicodeScalars) && f == g
+        case (.error(let n, let m, let s), .error(let o, let p, let t)):
             return n.unicodeScalars.elementsEqual(o.unicodeScalars) && m.unicodeScalars.elementsEqual(p.unicodeScalars)
                 && s.unicodeScalars.elementsEqual(t.unicodeScalars)
-        case let (.array(x), .array(y)): return x == y
-        case let (.object(x), .object(y)): return x == y
+        case (.array(let x), .array(let y)): return x == y
+        case (.object(let x), .object(let y)): return x == y
         default: return false
         }
     }
@@ -124,19 +126,40 @@ public enum IDBValue: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .undefined: hasher.combine(0)
         case .null: hasher.combine(1)
-        case .bool(let value): hasher.combine(2); hasher.combine(value)
-        case .number(let value): hasher.combine(3); hasher.combine(value.isNaN ? Double.nan.bitPattern : value.bitPattern)
-        case .bigInt(let digits): hasher.combine(4); hasher.combine(digits)
-        case .string(let text): hasher.combine(5); for scalar in text.unicodeScalars { hasher.combine(scalar) }
+        case .bool(let value):
+            hasher.combine(2)
+            hasher.combine(value)
+        case .number(let value):
+            hasher.combine(3)
+            hasher.combine(value.isNaN ? Double.nan.bitPattern : value.bitPattern)
+        case .bigInt(let digits):
+            hasher.combine(4)
+            hasher.combine(digits)
+        case .string(let text):
+            hasher.combine(5)
+            for scalar in text.unicodeScalars { hasher.combine(scalar) }
         case .date(let date):
             let t = date.timeIntervalSinceReferenceDate
-            hasher.combine(6); hasher.combine(t.isNaN ? Double.nan.bitPattern : t.bitPattern)
-        case .binary(let bytes, let kind): hasher.combine(7); hasher.combine(bytes); hasher.combine(kind)
+            hasher.combine(6)
+            hasher.combine(t.isNaN ? Double.nan.bitPattern : t.bitPattern)
+        case .binary(let bytes, let kind):
+            hasher.combine(7)
+            hasher.combine(bytes)
+            hasher.combine(kind)
         case .regExp(let pattern, let flags):
-            hasher.combine(8); for scalar in pattern.unicodeScalars { hasher.combine(scalar) }; hasher.combine(flags)
-        case .error(let name, let message, _): hasher.combine(9); hasher.combine(name); hasher.combine(message)
-        case .array(let elements): hasher.combine(10); hasher.combine(elements)
-        case .object(let object): hasher.combine(11); hasher.combine(object)
+            hasher.combine(8)
+            for scalar in pattern.unicodeScalars { hasher.combine(scalar) }
+            hasher.combine(flags)
+        case .error(let name, let message, _):
+            hasher.combine(9)
+            hasher.combine(name)
+            hasher.combine(message)
+        case .array(let elements):
+            hasher.combine(10)
+            hasher.combine(elements)
+        case .object(let object):
+            hasher.combine(11)
+            hasher.combine(object)
         }
     }
 
@@ -271,9 +294,10 @@ public struct IDBObject: Sendable, Hashable, ExpressibleByDictionaryLiteral, Seq
     ///   - b: the second object.
     /// - Returns: `true` when they match property by property.
     public static func == (a: IDBObject, b: IDBObject) -> Bool {
-        a.properties.count == b.properties.count && zip(a.properties, b.properties).allSatisfy {
-            $0.name.unicodeScalars.elementsEqual($1.name.unicodeScalars) && $0.value == $1.value
-        }
+        a.properties.count == b.properties.count
+            && zip(a.properties, b.properties).allSatisfy {
+                $0.name.unicodeScalars.elementsEqual($1.name.unicodeScalars) && $0.value == $1.value
+            }
     }
 
     /// Hashes the properties in order.
@@ -289,7 +313,8 @@ public struct IDBObject: Sendable, Hashable, ExpressibleByDictionaryLiteral, Seq
 }
 
 extension IDBValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
-    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    ExpressibleByFloatLiteral, ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral
+{
     /// `null` from `nil`.
     public init(nilLiteral: ()) { self = .null }
     /// A boolean from a literal.

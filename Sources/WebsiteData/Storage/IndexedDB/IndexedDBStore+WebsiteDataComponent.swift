@@ -9,9 +9,10 @@ extension IndexedDBStore: WebsiteDataComponent {
 
     /// Bytes of record keys and values per site; a site whose databases hold no records is listed with 0.
     func siteSizes() throws -> [String: Int64] {
-        Dictionary(uniqueKeysWithValues: try readTransaction { db in
-            try db.rows("SELECT site, sum(size) FROM idb_databases GROUP BY site") { ($0.string(0), $0.int(1)) }
-        })
+        Dictionary(
+            uniqueKeysWithValues: try readTransaction { db in
+                try db.rows("SELECT site, sum(size) FROM idb_databases GROUP BY site") { ($0.string(0), $0.int(1)) }
+            })
     }
 
     /// Removes whole databases: those of the filter's sites, modified (last written) at or after its date.

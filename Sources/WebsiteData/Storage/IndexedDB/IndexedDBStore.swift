@@ -73,8 +73,10 @@ public final class IndexedDBStore: Sendable {
     /// - Throws: `IDBError` `VersionError` when the database is at a higher version, `TypeError`
     ///   for a version below 1, `InvalidStateError` inside another transaction, what `upgrade`
     ///   throws, or `StoreError` when the store cannot be written.
-    public func open(origin: SecurityOrigin, name: String, version: Int? = nil,
-                     upgrade: ((IDBTransaction, Int) throws -> Void)? = nil) throws -> IDBDatabase {
+    public func open(
+        origin: SecurityOrigin, name: String, version: Int? = nil,
+        upgrade: ((IDBTransaction, Int) throws -> Void)? = nil
+    ) throws -> IDBDatabase {
         if let version, version < 1 || version > 9_007_199_254_740_991 {
             throw IDBError(.type, "a database version is a whole number from 1 to 2^53 - 1; \(version) is not")
         }
@@ -84,16 +86,19 @@ public final class IndexedDBStore: Sendable {
         }
         return try writeTransaction(site: origin.site) { db in
             let now = clock()
-            let row = try IDBCatalog.database(db, origin: origin, name: name)
+            let row =
+                try IDBCatalog.database(db, origin: origin, name: name)
                 ?? IDBCatalog.createDatabase(db, origin: origin, name: name, modified: now)
             let requested = version ?? max(row.version, 1)
             if requested < row.version { throw Self.versionError(name, row.version, requested) }
             guard requested > row.version else { return IDBDatabase(store: self, row: row) }
-            try db.execute("UPDATE idb_databases SET version = ?, modified = ? WHERE id = ?",
-                           [.integer(Int64(requested)), .real(now.timeIntervalSince1970), .integer(row.id)])
-            let transaction = try IDBTransaction(store: self, connection: db, databaseID: row.id, origin: origin,
-                                                 databaseName: name, version: requested, scope: nil,
-                                                 mode: .versionChange, oldVersion: row.version)
+            try db.execute(
+                "UPDATE idb_databases SET version = ?, modified = ? WHERE id = ?",
+                [.integer(Int64(requested)), .real(now.timeIntervalSince1970), .integer(row.id)])
+            let transaction = try IDBTransaction(
+                store: self, connection: db, databaseID: row.id, origin: origin,
+                databaseName: name, version: requested, scope: nil,
+                mode: .versionChange, oldVersion: row.version)
             try transaction.run { transaction in try upgrade?(transaction, row.version) }
             guard let upgraded = try IDBCatalog.database(db, id: row.id) else {
                 throw IDBError(.invalidState, "the database \(name) vanished during its upgrade")
@@ -137,7 +142,9 @@ public final class IndexedDBStore: Sendable {
     /// - Throws: `StoreError` when the store cannot be read.
     public func origins() throws -> [SecurityOrigin] {
         try readTransaction { db in
-            try db.rows("SELECT DISTINCT origin FROM idb_databases ORDER BY origin") { try IDBCatalog.origin($0.string(0)) }
+            try db.rows("SELECT DISTINCT origin FROM idb_databases ORDER BY origin") {
+                try IDBCatalog.origin($0.string(0))
+            }
         }
     }
 
@@ -168,13 +175,16 @@ public final class IndexedDBStore: Sendable {
     func writeTransaction<T>(sites: Set<String>, _ body: (DatabaseConnection) throws -> T) throws -> T {
         try Self.refuseNesting()
         return try Self.$transactionActive.withValue(true) {
-            try database.writeNow(changes: sites.sorted().map { ChangeLogEntry(.indexedDBDatabases, site: $0) }) { db in try body(db) }
+            try database.writeNow(changes: sites.sorted().map { ChangeLogEntry(.indexedDBDatabases, site: $0) }) { db in
+                try body(db)
+            }
         }
     }
 
     private static func refuseNesting() throws(IDBError) {
         if transactionActive {
-            throw IDBError(.invalidState, "a transaction is already running here: use it, not a new one, inside its closure")
+            throw IDBError(
+                .invalidState, "a transaction is already running here: use it, not a new one, inside its closure")
         }
     }
 

@@ -24,13 +24,23 @@ enum JavaScriptDate {
         let total = Int64(ms)
         var days = total / 86_400_000
         var rest = total % 86_400_000
-        if rest < 0 { rest += 86_400_000; days -= 1 }
+        if rest < 0 {
+            rest += 86_400_000
+            days -= 1
+        }
         let (year, month, day) = GregorianCalendar.date(days: days)
         let yearText: String
-        if (0...9999).contains(year) { yearText = String(year).leftPadded(to: 4) }
-        else { yearText = (year < 0 ? "-" : "+") + String(abs(year)).leftPadded(to: 6) }
-        let hours = rest / 3_600_000, minutes = rest / 60_000 % 60, seconds = rest / 1000 % 60, millis = rest % 1000
-        return "\(yearText)-\(two(month))-\(two(day))T\(two(hours)):\(two(minutes)):\(two(seconds)).\(String(millis).leftPadded(to: 3))Z"
+        if (0...9999).contains(year) {
+            yearText = String(year).leftPadded(to: 4)
+        } else {
+            yearText = (year < 0 ? "-" : "+") + String(abs(year)).leftPadded(to: 6)
+        }
+        let hours = rest / 3_600_000
+        let minutes = rest / 60_000 % 60
+        let seconds = rest / 1000 % 60
+        let millis = rest % 1000
+        return
+            "\(yearText)-\(two(month))-\(two(day))T\(two(hours)):\(two(minutes)):\(two(seconds)).\(String(millis).leftPadded(to: 3))Z"
     }
 
     /// Parses the ISO form `toISOString` writes, also accepting fewer or more fraction digits,
@@ -65,11 +75,14 @@ enum JavaScriptDate {
             year = value
         }
         guard expect("-"), let month = number(2), expect("-"), let day = number(2),
-              (1...12).contains(month), (1...31).contains(day) else { return nil }
+            (1...12).contains(month), (1...31).contains(day)
+        else { return nil }
         var ms: Int64 = 0
         var offset: Int64 = 0
         if expect("T") {
-            guard let hours = number(2), expect(":"), let minutes = number(2), hours < 24, minutes < 60 else { return nil }
+            guard let hours = number(2), expect(":"), let minutes = number(2), hours < 24, minutes < 60 else {
+                return nil
+            }
             var seconds: Int64 = 0
             if expect(":") {
                 guard let value = number(2), value < 60 else { return nil }
@@ -98,7 +111,8 @@ enum JavaScriptDate {
             }
         }
         guard scanner.isEmpty else { return nil }
-        let total = Double(GregorianCalendar.days(year: year, month: month, day: day)) * 86_400_000 + Double(ms - offset)
+        let total =
+            Double(GregorianCalendar.days(year: year, month: month, day: day)) * 86_400_000 + Double(ms - offset)
         guard abs(total) <= maxMilliseconds else { return nil }
         return date(milliseconds: total)
     }

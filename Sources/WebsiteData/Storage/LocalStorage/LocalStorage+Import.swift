@@ -17,15 +17,21 @@ extension LocalStorage {
     func setItems(_ items: [(key: String, value: String)], origin: SecurityOrigin) throws -> Int {
         guard !items.isEmpty else { return 0 }
         let now = clock().timeIntervalSince1970
-        let originText = origin.description, site = origin.site
+        let originText = origin.description
+        let site = origin.site
         do {
             return try database.writeNow(changes: [ChangeLogEntry(.localStorage, site: site)]) { db in
                 let quota = try StorageQuota.bytes(db)
-                var used = try db.scalar("SELECT coalesce(sum(size), 0) FROM local_storage WHERE origin = ?", [.text(originText)])?.int64 ?? 0
+                var used =
+                    try db.scalar(
+                        "SELECT coalesce(sum(size), 0) FROM local_storage WHERE origin = ?", [.text(originText)])?.int64
+                    ?? 0
                 var changed = 0
                 for (key, value) in items {
-                    let stored = try db.rows("SELECT value, size FROM local_storage WHERE origin = ? AND key = ?",
-                                             [.text(originText), .text(key)]) { ($0.string(0), $0.int(1)) }.first
+                    let stored = try db.rows(
+                        "SELECT value, size FROM local_storage WHERE origin = ? AND key = ?",
+                        [.text(originText), .text(key)]
+                    ) { ($0.string(0), $0.int(1)) }.first
                     if stored?.0 == value { continue }
                     let size = StorageItem.size(key: key, value: value)
                     let replaced = stored?.1 ?? 0
@@ -33,7 +39,8 @@ extension LocalStorage {
                     if required > quota && size > replaced {
                         throw StorageQuotaError(origin: origin, quota: quota, required: required)
                     }
-                    try db.execute("""
+                    try db.execute(
+                        """
                         INSERT INTO local_storage (origin, key, value, size, site, modified) VALUES (?, ?, ?, ?, ?, ?)
                         ON CONFLICT (origin, key) DO UPDATE SET value = excluded.value, size = excluded.size, modified = excluded.modified
                         """, [.text(originText), .text(key), .text(value), .integer(size), .text(site), .real(now)])

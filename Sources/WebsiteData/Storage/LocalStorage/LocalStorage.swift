@@ -29,8 +29,9 @@ public final class LocalStorage: Sendable {
     /// - Throws: `StoreError.database` when the store cannot be read.
     public func getItem(_ key: String, origin: SecurityOrigin) throws -> String? {
         try read { db in
-            try db.scalar("SELECT value FROM local_storage WHERE origin = ? AND key = ?",
-                          [.text(origin.description), .text(key)])?.text
+            try db.scalar(
+                "SELECT value FROM local_storage WHERE origin = ? AND key = ?",
+                [.text(origin.description), .text(key)])?.text
         }
     }
 
@@ -41,7 +42,9 @@ public final class LocalStorage: Sendable {
     /// - Throws: `StoreError.database` when the store cannot be read.
     public func keys(origin: SecurityOrigin) throws -> [String] {
         try read { db in
-            try db.rows("SELECT key FROM local_storage WHERE origin = ? ORDER BY id", [.text(origin.description)]) { $0.string(0) }
+            try db.rows("SELECT key FROM local_storage WHERE origin = ? ORDER BY id", [.text(origin.description)]) {
+                $0.string(0)
+            }
         }
     }
 
@@ -55,8 +58,9 @@ public final class LocalStorage: Sendable {
     public func key(at index: Int, origin: SecurityOrigin) throws -> String? {
         guard index >= 0 else { return nil }
         return try read { db in
-            try db.scalar("SELECT key FROM local_storage WHERE origin = ? ORDER BY id LIMIT 1 OFFSET ?",
-                          [.text(origin.description), .integer(Int64(index))])?.text
+            try db.scalar(
+                "SELECT key FROM local_storage WHERE origin = ? ORDER BY id LIMIT 1 OFFSET ?",
+                [.text(origin.description), .integer(Int64(index))])?.text
         }
     }
 
@@ -67,7 +71,9 @@ public final class LocalStorage: Sendable {
     /// - Throws: `StoreError.database` when the store cannot be read.
     public func length(origin: SecurityOrigin) throws -> Int {
         try read { db in
-            Int(try db.scalar("SELECT count(*) FROM local_storage WHERE origin = ?", [.text(origin.description)])?.int64 ?? 0)
+            Int(
+                try db.scalar("SELECT count(*) FROM local_storage WHERE origin = ?", [.text(origin.description)])?.int64
+                    ?? 0)
         }
     }
 
@@ -78,7 +84,10 @@ public final class LocalStorage: Sendable {
     /// - Throws: `StoreError.database` when the store cannot be read.
     public func items(origin: SecurityOrigin) throws -> [StorageItem] {
         try read { db in
-            try db.rows("SELECT key, value, modified FROM local_storage WHERE origin = ? ORDER BY id", [.text(origin.description)]) {
+            try db.rows(
+                "SELECT key, value, modified FROM local_storage WHERE origin = ? ORDER BY id",
+                [.text(origin.description)]
+            ) {
                 StorageItem(key: $0.string(0), value: $0.string(1), modified: Date(timeIntervalSince1970: $0.double(2)))
             }
         }
@@ -91,7 +100,9 @@ public final class LocalStorage: Sendable {
     /// - Throws: `StoreError.database` when the store cannot be read.
     public func usage(origin: SecurityOrigin) throws -> Int64 {
         try read { db in
-            try db.scalar("SELECT coalesce(sum(size), 0) FROM local_storage WHERE origin = ?", [.text(origin.description)])?.int64 ?? 0
+            try db.scalar(
+                "SELECT coalesce(sum(size), 0) FROM local_storage WHERE origin = ?", [.text(origin.description)])?.int64
+                ?? 0
         }
     }
 
@@ -125,16 +136,21 @@ public final class LocalStorage: Sendable {
         let originText = origin.description
         try write(origin) { db in
             let quota = try StorageQuota.bytes(db)
-            let used = try db.scalar("SELECT coalesce(sum(size), 0) FROM local_storage WHERE origin = ?", [.text(originText)])?.int64 ?? 0
-            let replaced = try db.scalar("SELECT size FROM local_storage WHERE origin = ? AND key = ?",
-                                         [.text(originText), .text(key)])?.int64 ?? 0
+            let used =
+                try db.scalar("SELECT coalesce(sum(size), 0) FROM local_storage WHERE origin = ?", [.text(originText)])?
+                .int64 ?? 0
+            let replaced =
+                try db.scalar(
+                    "SELECT size FROM local_storage WHERE origin = ? AND key = ?",
+                    [.text(originText), .text(key)])?.int64 ?? 0
             let required = used - replaced + size
             // Browsers refuse only growth past the quota: shrinking an over-quota origin (after
             // the quota was lowered) is allowed.
             if required > quota && size > replaced {
                 throw StorageQuotaError(origin: origin, quota: quota, required: required)
             }
-            try db.execute("""
+            try db.execute(
+                """
                 INSERT INTO local_storage (origin, key, value, size, site, modified) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (origin, key) DO UPDATE SET value = excluded.value, size = excluded.size, modified = excluded.modified
                 """, [.text(originText), .text(key), .text(value), .integer(size), .text(origin.site), .real(now)])
@@ -173,7 +189,8 @@ public final class LocalStorage: Sendable {
         do { return try database.read(body) } catch { throw StorageRemoval.storeError(error) }
     }
 
-    private func write(_ origin: SecurityOrigin, _ body: @escaping @Sendable (DatabaseConnection) throws -> Void) throws {
+    private func write(_ origin: SecurityOrigin, _ body: @escaping @Sendable (DatabaseConnection) throws -> Void) throws
+    {
         do {
             try database.write(changes: [ChangeLogEntry(.localStorage, site: origin.site)], body)
         } catch {
@@ -191,8 +208,9 @@ extension LocalStorage: WebsiteDataComponent {
 
     func siteSizes() throws -> [String: Int64] {
         try read { db in
-            Dictionary(try db.rows("SELECT site, sum(size) FROM local_storage GROUP BY site") { ($0.string(0), $0.int(1)) },
-                       uniquingKeysWith: +)
+            Dictionary(
+                try db.rows("SELECT site, sum(size) FROM local_storage GROUP BY site") { ($0.string(0), $0.int(1)) },
+                uniquingKeysWith: +)
         }
     }
 

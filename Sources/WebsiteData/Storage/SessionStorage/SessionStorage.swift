@@ -50,7 +50,9 @@ public final class SessionStorage: Sendable {
         self.clock = clock
         var state = State()
         state.lastSeq = try database.newestSequence()
-        state.lastClear = try database.read { try $0.scalar("SELECT coalesce(max(seq), 0) FROM session_storage_clears")?.int64 ?? 0 }
+        state.lastClear = try database.read {
+            try $0.scalar("SELECT coalesce(max(seq), 0) FROM session_storage_clears")?.int64 ?? 0
+        }
         self.state = Locked(state)
     }
 
@@ -125,7 +127,9 @@ public final class SessionStorage: Sendable {
     ///   namespace; `SessionStorageError` when the namespace has ended; `StoreError.database` when
     ///   the store's settings cannot be read. Nothing is changed then.
     @discardableResult
-    func setItems(_ items: [(key: String, value: String)], origin: SecurityOrigin, namespace: SessionStorageNamespace) throws -> Int {
+    func setItems(_ items: [(key: String, value: String)], origin: SecurityOrigin, namespace: SessionStorageNamespace)
+        throws -> Int
+    {
         guard !items.isEmpty else { return 0 }
         let quota = try readQuota()
         let now = clock()
@@ -249,7 +253,9 @@ public final class SessionStorage: Sendable {
     /// - Throws: `StorageQuotaError` when the origin would hold more than its quota in this
     ///   namespace (nothing is changed then); `SessionStorageError` when the namespace has ended;
     ///   `StoreError.database` when the store's settings cannot be read.
-    public func setItem(_ key: String, _ value: String, origin: SecurityOrigin, namespace: SessionStorageNamespace) throws {
+    public func setItem(_ key: String, _ value: String, origin: SecurityOrigin, namespace: SessionStorageNamespace)
+        throws
+    {
         let quota = try readQuota()
         let now = clock()
         try state.withLock { s in
@@ -287,7 +293,9 @@ public final class SessionStorage: Sendable {
         try state.withLock { s in
             try refresh(&s)
             guard s.namespaces[namespace] != nil else { throw SessionStorageError(namespace: namespace) }
-            guard var area = s.namespaces[namespace]![origin], let old = area.items.removeValue(forKey: key) else { return }
+            guard var area = s.namespaces[namespace]![origin], let old = area.items.removeValue(forKey: key) else {
+                return
+            }
             area.usage -= StorageItem.size(key: key, value: old.value)
             s.namespaces[namespace]![origin] = area.items.isEmpty ? nil : area
         }
@@ -310,7 +318,9 @@ public final class SessionStorage: Sendable {
 
     // MARK: - Internals
 
-    private func withArea<T>(_ origin: SecurityOrigin, _ namespace: SessionStorageNamespace, _ body: (Area?) -> T) throws -> T {
+    private func withArea<T>(_ origin: SecurityOrigin, _ namespace: SessionStorageNamespace, _ body: (Area?) -> T)
+        throws -> T
+    {
         try state.withLock { s in
             try refresh(&s)
             return body(s.namespaces[namespace]?[origin])
@@ -330,17 +340,24 @@ public final class SessionStorage: Sendable {
         do {
             guard let changes = try database.foreignChanges(since: s.lastSeq, watch: &s.watch) else { return }
             s.lastSeq = changes.newestSeq
-            guard changes.everything || changes.entries.contains(where: { $0.dataType == WebsiteDataType.sessionStorage.cliName })
+            guard
+                changes.everything
+                    || changes.entries.contains(where: { $0.dataType == WebsiteDataType.sessionStorage.cliName })
             else { return }
             let clears = try database.read { db in
-                try db.rows("SELECT seq, writer, site, since FROM session_storage_clears WHERE seq > ? ORDER BY seq",
-                            [.integer(s.lastClear)]) { ($0.int(0), $0.string(1), $0.string(2), $0.optionalDouble(3)) }
+                try db.rows(
+                    "SELECT seq, writer, site, since FROM session_storage_clears WHERE seq > ? ORDER BY seq",
+                    [.integer(s.lastClear)]
+                ) { ($0.int(0), $0.string(1), $0.string(2), $0.optionalDouble(3)) }
             }
             for (seq, writer, site, since) in clears {
                 s.lastClear = seq
                 guard writer != self.writer else { continue }
-                Self.remove(&s, matching: RemovalFilter(modifiedSince: since.map { Date(timeIntervalSince1970: $0) },
-                                                        sites: site == "*" ? nil : [site]))
+                Self.remove(
+                    &s,
+                    matching: RemovalFilter(
+                        modifiedSince: since.map { Date(timeIntervalSince1970: $0) },
+                        sites: site == "*" ? nil : [site]))
             }
         } catch {
             throw StorageRemoval.storeError(error)
@@ -400,15 +417,18 @@ extension SessionStorage: WebsiteDataComponent {
         }
         if !dryRun {
             let changes = StorageRemoval.changes(.sessionStorage, filter)
-            let writer = self.writer, now = clock().timeIntervalSince1970
+            let writer = self.writer
+            let now = clock().timeIntervalSince1970
             do {
                 try database.write(changes: changes) { db in
                     for change in changes {
-                        try db.execute("INSERT INTO session_storage_clears (writer, site, since, modified) VALUES (?, ?, ?, ?)",
-                                       [.text(writer), .text(change.site), change.since.map { .real($0) } ?? .null, .real(now)])
+                        try db.execute(
+                            "INSERT INTO session_storage_clears (writer, site, since, modified) VALUES (?, ?, ?, ?)",
+                            [.text(writer), .text(change.site), change.since.map { .real($0) } ?? .null, .real(now)])
                     }
-                    try db.execute("DELETE FROM session_storage_clears WHERE seq <= (SELECT max(seq) FROM session_storage_clears) - ?",
-                                   [.integer(Self.keptClears)])
+                    try db.execute(
+                        "DELETE FROM session_storage_clears WHERE seq <= (SELECT max(seq) FROM session_storage_clears) - ?",
+                        [.integer(Self.keptClears)])
                 }
             } catch {
                 throw StorageRemoval.storeError(error)

@@ -11,11 +11,15 @@ import CSQLite
 /// database at all, which `VACUUM` needs.
 enum WebSQLAuthorizer {
     /// `PRAGMA`s that only read, allowed without an argument (FTS5 reads `data_version` itself).
-    static let readOnlyPragmas: Set<String> = ["page_count", "page_size", "freelist_count", "user_version", "data_version",
-                                               "schema_version", "encoding", "foreign_keys", "table_list"]
+    static let readOnlyPragmas: Set<String> = [
+        "page_count", "page_size", "freelist_count", "user_version", "data_version",
+        "schema_version", "encoding", "foreign_keys", "table_list",
+    ]
     /// `PRAGMA`s that read about one table or index, allowed with its name as argument.
-    static let schemaPragmas: Set<String> = ["table_info", "table_xinfo", "index_list", "index_info",
-                                             "index_xinfo", "foreign_key_list"]
+    static let schemaPragmas: Set<String> = [
+        "table_info", "table_xinfo", "index_list", "index_info",
+        "index_xinfo", "foreign_key_list",
+    ]
     /// Virtual-table modules a user may create (full-text search and R*Trees).
     static let virtualTableModules: Set<String> = ["fts3", "fts4", "fts5", "rtree"]
     /// SQL functions a user may not call.
@@ -48,10 +52,13 @@ enum WebSQLAuthorizer {
 
     /// Installs the authorizer on a connection (before a user's statement is compiled).
     static func install(on connection: DatabaseConnection) {
-        sqlite3_set_authorizer(connection.handle, { _, action, first, second, _, _ in
-            WebSQLAuthorizer.decide(action: action, first: first.map { String(cString: $0) },
-                                    second: second.map { String(cString: $0) })
-        }, nil)
+        sqlite3_set_authorizer(
+            connection.handle,
+            { _, action, first, second, _, _ in
+                WebSQLAuthorizer.decide(
+                    action: action, first: first.map { String(cString: $0) },
+                    second: second.map { String(cString: $0) })
+            }, nil)
     }
 
     /// Removes the authorizer (after a user's statement has run).

@@ -76,7 +76,9 @@ public final class WebSQLDatabase: Sendable {
     /// - Throws: `WebSQLError` `.version` when the version is not `old`; what `body` throws;
     ///   `WebSQLError` `.database` when the database was removed; `StoreError.database` when the
     ///   catalog cannot be written.
-    public func changeVersion(from old: String, to new: String, _ body: ((WebSQLTransaction) throws -> Void)? = nil) throws {
+    public func changeVersion(from old: String, to new: String, _ body: ((WebSQLTransaction) throws -> Void)? = nil)
+        throws
+    {
         try run(readOnly: false) { transaction, _ in
             // Inside the transaction: its write lock keeps another process's changeVersion out.
             let current = try storage.catalogEntry(entry)?.version
@@ -115,7 +117,9 @@ public final class WebSQLDatabase: Sendable {
     private func run<T>(readOnly: Bool, _ body: (WebSQLTransaction, DatabaseConnection) throws -> T) throws -> T {
         try storage.checkPresent(entry, connection)
         return try connection.locked.withLock { db in
-            do { try db.execute(readOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE") } catch let error as DatabaseError { throw WebSQLError(error) }
+            do { try db.execute(readOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE") } catch let error as DatabaseError {
+                throw WebSQLError(error)
+            }
             let transaction = WebSQLTransaction(connection: db, readOnly: readOnly)
             do {
                 let result = try body(transaction, db)

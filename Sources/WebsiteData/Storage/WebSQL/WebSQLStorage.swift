@@ -55,18 +55,23 @@ public final class WebSQLStorage: Sendable {
     /// - Returns: the database.
     /// - Throws: `WebSQLError` `.version` when it exists with another version; `StoreError` when
     ///   its file or the catalog cannot be created or opened.
-    public func open(origin: SecurityOrigin, name: String, version: String = "", displayName: String = "",
-                     estimatedSize: Int64 = 0) throws -> WebSQLDatabase {
+    public func open(
+        origin: SecurityOrigin, name: String, version: String = "", displayName: String = "",
+        estimatedSize: Int64 = 0
+    ) throws -> WebSQLDatabase {
         var entry = try catalogEntry(origin: origin, name: name)
         if entry == nil {
             let now = clock().timeIntervalSince1970
             let file = UUID().uuidString.lowercased() + ".sqlite"
-            let values: [DatabaseValue] = [.text(origin.description), .text(name), .text(file), .text(version), .text(displayName),
-                                           .integer(max(0, estimatedSize)), .text(origin.site), .real(now), .real(now)]
+            let values: [DatabaseValue] = [
+                .text(origin.description), .text(name), .text(file), .text(version), .text(displayName),
+                .integer(max(0, estimatedSize)), .text(origin.site), .real(now), .real(now),
+            ]
             do {
                 try database.write(changes: [ChangeLogEntry(.webSQLDatabases, site: origin.site)]) { db in
                     // OR IGNORE: another process may have created it since we looked.
-                    try db.execute("""
+                    try db.execute(
+                        """
                         INSERT OR IGNORE INTO websql_databases
                             (origin, name, file, version, display_name, estimated_size, site, created, modified)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
@@ -77,11 +82,15 @@ public final class WebSQLStorage: Sendable {
             }
             entry = try catalogEntry(origin: origin, name: name)
         } else if let existing = entry, !version.isEmpty, existing.version != version {
-            throw WebSQLError(.version, "the database '\(name)' of \(origin) has version '\(existing.version)', not '\(version)'")
+            throw WebSQLError(
+                .version, "the database '\(name)' of \(origin) has version '\(existing.version)', not '\(version)'")
         }
-        guard let entry else { throw WebSQLError(.database, "the database '\(name)' of \(origin) was removed while it was opened") }
+        guard let entry else {
+            throw WebSQLError(.database, "the database '\(name)' of \(origin) was removed while it was opened")
+        }
         if !version.isEmpty && entry.version != version {
-            throw WebSQLError(.version, "the database '\(name)' of \(origin) has version '\(entry.version)', not '\(version)'")
+            throw WebSQLError(
+                .version, "the database '\(name)' of \(origin) has version '\(entry.version)', not '\(version)'")
         }
         return WebSQLDatabase(storage: self, entry: entry, connection: try connection(for: entry))
     }
@@ -94,9 +103,10 @@ public final class WebSQLStorage: Sendable {
     public func databases(origin: SecurityOrigin? = nil) throws -> [WebSQLDatabaseInfo] {
         let entries = try catalog(origin.map { ("origin = ?", [.text($0.description)]) } ?? ("1", []))
         return try entries.map { entry in
-            WebSQLDatabaseInfo(origin: entry.origin, name: entry.name, displayName: entry.displayName, version: entry.version,
-                               estimatedSize: entry.estimatedSize, size: try size(of: entry),
-                               created: entry.created, modified: entry.modified)
+            WebSQLDatabaseInfo(
+                origin: entry.origin, name: entry.name, displayName: entry.displayName, version: entry.version,
+                estimatedSize: entry.estimatedSize, size: try size(of: entry),
+                created: entry.created, modified: entry.modified)
         }.sorted { ($0.origin, $0.name) < ($1.origin, $1.name) }
     }
 
@@ -109,8 +119,9 @@ public final class WebSQLStorage: Sendable {
     /// - Throws: `StoreError.database` when the catalog cannot be written.
     @discardableResult
     public func deleteDatabase(origin: SecurityOrigin, name: String) throws -> Bool {
-        let removed = try remove(changes: [ChangeLogEntry(.webSQLDatabases, site: origin.site)],
-                                 conditions: [("origin = ? AND name = ?", [.text(origin.description), .text(name)])])
+        let removed = try remove(
+            changes: [ChangeLogEntry(.webSQLDatabases, site: origin.site)],
+            conditions: [("origin = ? AND name = ?", [.text(origin.description), .text(name)])])
         return !removed.isEmpty
     }
 
@@ -120,16 +131,18 @@ public final class WebSQLStorage: Sendable {
 
     private static func entry(_ row: Row) -> CatalogEntry? {
         guard let origin = SecurityOrigin(string: row.string(1)) else { return nil }
-        return CatalogEntry(id: row.int(0), origin: origin, name: row.string(2), file: row.string(3), version: row.string(4),
-                            displayName: row.string(5), estimatedSize: row.int(6), site: row.string(7),
-                            created: Date(timeIntervalSince1970: row.double(8)),
-                            modified: Date(timeIntervalSince1970: row.double(9)))
+        return CatalogEntry(
+            id: row.int(0), origin: origin, name: row.string(2), file: row.string(3), version: row.string(4),
+            displayName: row.string(5), estimatedSize: row.int(6), site: row.string(7),
+            created: Date(timeIntervalSince1970: row.double(8)),
+            modified: Date(timeIntervalSince1970: row.double(9)))
     }
 
     private func catalog(_ condition: (String, [DatabaseValue])) throws -> [CatalogEntry] {
         do {
             return try database.read { db in
-                try db.rows("SELECT \(Self.columns) FROM websql_databases WHERE \(condition.0)", condition.1, Self.entry)
+                try db.rows(
+                    "SELECT \(Self.columns) FROM websql_databases WHERE \(condition.0)", condition.1, Self.entry)
             }.compactMap { $0 }
         } catch {
             throw StorageRemoval.storeError(error)
@@ -158,10 +171,13 @@ public final class WebSQLStorage: Sendable {
     /// Records that a write transaction committed: the database's modification time.
     func touch(_ entry: CatalogEntry) throws {
         let now = clock().timeIntervalSince1970
-        let id = entry.id, file = entry.file
+        let id = entry.id
+        let file = entry.file
         do {
             try database.write(changes: [ChangeLogEntry(.webSQLDatabases, site: entry.site)]) { db in
-                try db.execute("UPDATE websql_databases SET modified = ? WHERE id = ? AND file = ?", [.real(now), .integer(id), .text(file)])
+                try db.execute(
+                    "UPDATE websql_databases SET modified = ? WHERE id = ? AND file = ?",
+                    [.real(now), .integer(id), .text(file)])
             }
         } catch {
             throw StorageRemoval.storeError(error)
@@ -171,11 +187,13 @@ public final class WebSQLStorage: Sendable {
     /// Sets a database's version (and its modification time).
     func setVersion(_ version: String, of entry: CatalogEntry) throws {
         let now = clock().timeIntervalSince1970
-        let id = entry.id, file = entry.file
+        let id = entry.id
+        let file = entry.file
         do {
             try database.write(changes: [ChangeLogEntry(.webSQLDatabases, site: entry.site)]) { db in
-                try db.execute("UPDATE websql_databases SET version = ?, modified = ? WHERE id = ? AND file = ?",
-                               [.text(version), .real(now), .integer(id), .text(file)])
+                try db.execute(
+                    "UPDATE websql_databases SET version = ?, modified = ? WHERE id = ? AND file = ?",
+                    [.text(version), .real(now), .integer(id), .text(file)])
             }
         } catch {
             throw StorageRemoval.storeError(error)
@@ -195,21 +213,25 @@ public final class WebSQLStorage: Sendable {
     private func fileURL(_ entry: CatalogEntry) throws -> URL? {
         guard let directory else { return nil }
         guard Self.isValidFileName(entry.file) else {
-            throw StoreError.corrupt(path: database.file?.path ?? "", detail: "the WebSQL catalog names an invalid file '\(entry.file)'")
+            throw StoreError.corrupt(
+                path: database.file?.path ?? "", detail: "the WebSQL catalog names an invalid file '\(entry.file)'")
         }
         return directory.appendingPathComponent(entry.file)
     }
 
     private func connection(for entry: CatalogEntry) throws -> WebSQLConnection {
-        if let open = connections.withLock({ $0[entry.id] }), (open.file?.lastPathComponent ?? entry.file) == entry.file,
-           !open.removed.load(ordering: .acquiring) {
+        if let open = connections.withLock({ $0[entry.id] }),
+            (open.file?.lastPathComponent ?? entry.file) == entry.file,
+            !open.removed.load(ordering: .acquiring)
+        {
             return open
         }
         let made = try makeConnection(entry)
         return connections.withLock { open in
             // Another thread may have opened it meanwhile: keep one connection per database.
             if let existing = open[entry.id], !existing.removed.load(ordering: .acquiring),
-               (existing.file?.lastPathComponent ?? entry.file) == entry.file {
+                (existing.file?.lastPathComponent ?? entry.file) == entry.file
+            {
                 return existing
             }
             open[entry.id] = made
@@ -228,10 +250,12 @@ public final class WebSQLStorage: Sendable {
             }
         }
         do {
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
+            try FileManager.default.createDirectory(
+                at: directory, withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700])
         } catch {
-            throw StoreError.cannotOpen(path: directory.path, detail: "cannot create the directory (\(error.localizedDescription))")
+            throw StoreError.cannotOpen(
+                path: directory.path, detail: "cannot create the directory (\(error.localizedDescription))")
         }
         // Create the file 0600 before SQLite opens it: SQLite gives its journal and WAL the same mode.
         let fd = Foundation.open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
@@ -251,7 +275,8 @@ public final class WebSQLStorage: Sendable {
     }
 
     private func size(of entry: CatalogEntry) throws -> Int64 {
-        if let open = connections.withLock({ $0[entry.id] }), (open.file?.lastPathComponent ?? entry.file) == entry.file {
+        if let open = connections.withLock({ $0[entry.id] }), (open.file?.lastPathComponent ?? entry.file) == entry.file
+        {
             return try open.size()
         }
         guard let url = try fileURL(entry) else { return 0 }
@@ -284,14 +309,18 @@ public final class WebSQLStorage: Sendable {
     }
 
     /// Removes the catalogued databases matching any of the conditions, then their files.
-    private func remove(changes: [ChangeLogEntry], conditions: [(sql: String, arguments: [DatabaseValue])]) throws -> [CatalogEntry] {
+    private func remove(changes: [ChangeLogEntry], conditions: [(sql: String, arguments: [DatabaseValue])]) throws
+        -> [CatalogEntry]
+    {
         let removed: [CatalogEntry]
         do {
             removed = try database.writeNow(changes: changes) { db in
                 var removed: [CatalogEntry] = []
                 for condition in conditions {
-                    removed += try db.rows("SELECT \(Self.columns) FROM websql_databases WHERE \(condition.sql)",
-                                           condition.arguments, Self.entry).compactMap { $0 }
+                    removed += try db.rows(
+                        "SELECT \(Self.columns) FROM websql_databases WHERE \(condition.sql)",
+                        condition.arguments, Self.entry
+                    ).compactMap { $0 }
                     try db.execute("DELETE FROM websql_databases WHERE \(condition.sql)", condition.arguments)
                 }
                 return removed
@@ -328,10 +357,13 @@ extension WebSQLStorage: WebsiteDataComponent {
         let conditions = StorageRemoval.conditions(filter)
         guard !conditions.isEmpty else { return [] }
         if dryRun {
-            do { return try database.read { try StorageRemoval.matchingSites(in: "websql_databases", filter, $0) } } catch {
+            do {
+                return try database.read { try StorageRemoval.matchingSites(in: "websql_databases", filter, $0) }
+            } catch {
                 throw StorageRemoval.storeError(error)
             }
         }
-        return Set(try remove(changes: StorageRemoval.changes(.webSQLDatabases, filter), conditions: conditions).map(\.site))
+        return Set(
+            try remove(changes: StorageRemoval.changes(.webSQLDatabases, filter), conditions: conditions).map(\.site))
     }
 }

@@ -47,7 +47,9 @@ public final class WebSQLTransaction {
         }
         let parameters = Int(sqlite3_bind_parameter_count(statement.handle))
         guard parameters == arguments.count else {
-            throw WebSQLError(.syntax, "the statement has \(parameters) parameters but \(arguments.count) arguments were given", sql: sql)
+            throw WebSQLError(
+                .syntax, "the statement has \(parameters) parameters but \(arguments.count) arguments were given",
+                sql: sql)
         }
         let columns = (0..<sqlite3_column_count(statement.handle)).map { index in
             sqlite3_column_name(statement.handle, index).map { String(cString: $0) } ?? ""
@@ -57,7 +59,11 @@ public final class WebSQLTransaction {
         // restored below when the statement inserted nothing, for `last_insert_rowid()`.
         let rowIDBefore = sqlite3_last_insert_rowid(connection.handle)
         sqlite3_set_last_insert_rowid(connection.handle, 0)
-        defer { if sqlite3_last_insert_rowid(connection.handle) == 0 { sqlite3_set_last_insert_rowid(connection.handle, rowIDBefore) } }
+        defer {
+            if sqlite3_last_insert_rowid(connection.handle) == 0 {
+                sqlite3_set_last_insert_rowid(connection.handle, rowIDBefore)
+            }
+        }
         let rows: [WebSQLRow]
         do {
             rows = try statement.rows(arguments.map(\.databaseValue)) { row in

@@ -1,6 +1,7 @@
 /// A value bound to a WebSQL statement's `?` parameter, or read from a row it returned.
 public enum WebSQLValue: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
-                         ExpressibleByFloatLiteral, ExpressibleByNilLiteral {
+    ExpressibleByFloatLiteral, ExpressibleByNilLiteral
+{
     /// SQL `NULL`.
     case null
     /// A 64-bit integer.

@@ -15,20 +15,30 @@ extension IndexedDBStore {
     public func exportStorageState(origin: SecurityOrigin) throws -> [PlaywrightIndexedDBDatabase] {
         try readTransaction { db in
             try IDBCatalog.databases(db, origin: origin).map { row in
-                let stores = try IDBCatalog.stores(db, databaseID: row.id).values.sorted { IDBKey.string($0.name) < IDBKey.string($1.name) }
-                return PlaywrightIndexedDBDatabase(name: row.name, version: row.version, stores: try stores.map { meta in
-                    let records = try db.rows("SELECT key, value FROM idb_records WHERE store_id = ? ORDER BY key",
-                                              [.integer(meta.id)]) { ($0.blob(0), $0.blob(1)) }.map { key, value in
-                        PlaywrightIndexedDBRecord(key: meta.keyPath == nil ? try IDBTransaction.key(key) : nil,
-                                                  value: try IDBTransaction.value(value))
-                    }
-                    let indexes = meta.indexes.values.sorted { IDBKey.string($0.name) < IDBKey.string($1.name) }.map { index in
-                        PlaywrightIndexedDBIndex(name: index.name, keyPath: index.keyPath.string, keyPathArray: index.keyPath.strings,
-                                                 multiEntry: index.multiEntry, unique: index.unique)
-                    }
-                    return PlaywrightIndexedDBStore(name: meta.name, autoIncrement: meta.autoIncrement, keyPath: meta.keyPath?.string,
-                                                    keyPathArray: meta.keyPath?.strings, records: records, indexes: indexes)
-                })
+                let stores = try IDBCatalog.stores(db, databaseID: row.id).values.sorted {
+                    IDBKey.string($0.name) < IDBKey.string($1.name)
+                }
+                return PlaywrightIndexedDBDatabase(
+                    name: row.name, version: row.version,
+                    stores: try stores.map { meta in
+                        let records = try db.rows(
+                            "SELECT key, value FROM idb_records WHERE store_id = ? ORDER BY key",
+                            [.integer(meta.id)]
+                        ) { ($0.blob(0), $0.blob(1)) }.map { key, value in
+                            PlaywrightIndexedDBRecord(
+                                key: meta.keyPath == nil ? try IDBTransaction.key(key) : nil,
+                                value: try IDBTransaction.value(value))
+                        }
+                        let indexes = meta.indexes.values.sorted { IDBKey.string($0.name) < IDBKey.string($1.name) }.map
+                        { index in
+                            PlaywrightIndexedDBIndex(
+                                name: index.name, keyPath: index.keyPath.string, keyPathArray: index.keyPath.strings,
+                                multiEntry: index.multiEntry, unique: index.unique)
+                        }
+                        return PlaywrightIndexedDBStore(
+                            name: meta.name, autoIncrement: meta.autoIncrement, keyPath: meta.keyPath?.string,
+                            keyPathArray: meta.keyPath?.strings, records: records, indexes: indexes)
+                    })
             }
         }
     }
@@ -59,7 +69,9 @@ extension IndexedDBStore {
     /// `importStorageState(_:origin:)`, telling where it stopped by position (a storage-state
     /// import names the JSON path of the entry at fault): `place` holds the database, store,
     /// index and record being imported when an error is thrown.
-    func importStorageState(_ databases: [PlaywrightIndexedDBDatabase], origin: SecurityOrigin, place: inout PlaywrightImportPlace) throws {
+    func importStorageState(
+        _ databases: [PlaywrightIndexedDBDatabase], origin: SecurityOrigin, place: inout PlaywrightImportPlace
+    ) throws {
         try writeTransaction(site: origin.site) { db in
             for (databaseNumber, database) in databases.enumerated() {
                 place = PlaywrightImportPlace(database: databaseNumber)
@@ -68,18 +80,26 @@ extension IndexedDBStore {
                     try db.execute("DELETE FROM idb_databases WHERE id = ?", [.integer(existing.id)])
                 }
                 let row = try IDBCatalog.createDatabase(db, origin: origin, name: database.name, modified: clock())
-                try db.execute("UPDATE idb_databases SET version = ? WHERE id = ?", [.integer(Int64(database.version)), .integer(row.id)])
-                let transaction = try IDBTransaction(store: self, connection: db, databaseID: row.id, origin: origin,
-                                                     databaseName: database.name, version: database.version, scope: nil,
-                                                     mode: .versionChange, oldVersion: 0)
+                try db.execute(
+                    "UPDATE idb_databases SET version = ? WHERE id = ?",
+                    [.integer(Int64(database.version)), .integer(row.id)])
+                let transaction = try IDBTransaction(
+                    store: self, connection: db, databaseID: row.id, origin: origin,
+                    databaseName: database.name, version: database.version, scope: nil,
+                    mode: .versionChange, oldVersion: 0)
                 try transaction.run { transaction in
                     for (storeNumber, store) in database.stores.enumerated() {
                         place = PlaywrightImportPlace(database: databaseNumber, store: storeNumber)
-                        let created = try transaction.createObjectStore(store.name, keyPath: store.idbKeyPath, autoIncrement: store.autoIncrement)
+                        let created = try transaction.createObjectStore(
+                            store.name, keyPath: store.idbKeyPath, autoIncrement: store.autoIncrement)
                         for (indexNumber, index) in store.indexes.enumerated() {
-                            place = PlaywrightImportPlace(database: databaseNumber, store: storeNumber, index: indexNumber)
-                            guard let path = index.idbKeyPath else { throw IDBError(.data, "the index has no key path") }
-                            try created.createIndex(index.name, keyPath: path, unique: index.unique, multiEntry: index.multiEntry)
+                            place = PlaywrightImportPlace(
+                                database: databaseNumber, store: storeNumber, index: indexNumber)
+                            guard let path = index.idbKeyPath else {
+                                throw IDBError(.data, "the index has no key path")
+                            }
+                            try created.createIndex(
+                                index.name, keyPath: path, unique: index.unique, multiEntry: index.multiEntry)
                         }
                     }
                     for (storeNumber, store) in database.stores.enumerated() {
@@ -113,7 +133,9 @@ struct PlaywrightImportPlace: Sendable, Hashable {
         var text = "database \(db.name)"
         guard let store, db.stores.indices.contains(store) else { return text }
         text += ", object store \(db.stores[store].name)"
-        if let index, db.stores[store].indexes.indices.contains(index) { text += ", index \(db.stores[store].indexes[index].name)" }
+        if let index, db.stores[store].indexes.indices.contains(index) {
+            text += ", index \(db.stores[store].indexes[index].name)"
+        }
         if let record { text += ", record \(record + 1)" }
         return text
     }

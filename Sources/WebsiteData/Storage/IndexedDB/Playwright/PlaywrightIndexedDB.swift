@@ -53,7 +53,10 @@ public struct PlaywrightIndexedDBDatabase: Sendable, Hashable, Codable {
 
     /// The database as a JSON value, members in Playwright's order.
     public var jsonValue: IDBJSONValue {
-        .object([.init("name", .string(name)), .init("version", .number(Double(version))), .init("stores", .array(stores.map(\.jsonValue)))])
+        .object([
+            .init("name", .string(name)), .init("version", .number(Double(version))),
+            .init("stores", .array(stores.map(\.jsonValue))),
+        ])
     }
 
     /// Reads a database description from a JSON value.
@@ -63,7 +66,9 @@ public struct PlaywrightIndexedDBDatabase: Sendable, Hashable, Codable {
     public init(jsonValue json: IDBJSONValue) throws {
         name = try PlaywrightField.string(json, "name", in: "a database")
         version = try PlaywrightField.int(json, "version", in: "database \(name)")
-        stores = try PlaywrightField.array(json, "stores", in: "database \(name)").map { try PlaywrightIndexedDBStore(jsonValue: $0) }
+        stores = try PlaywrightField.array(json, "stores", in: "database \(name)").map {
+            try PlaywrightIndexedDBStore(jsonValue: $0)
+        }
     }
 
     /// Decodes a database description.
@@ -109,8 +114,10 @@ public struct PlaywrightIndexedDBStore: Sendable, Hashable, Codable {
     ///   - keyPathArray: an array key path, or `nil`.
     ///   - records: the records, in key order.
     ///   - indexes: the indexes.
-    public init(name: String, autoIncrement: Bool, keyPath: String? = nil, keyPathArray: [String]? = nil,
-                records: [PlaywrightIndexedDBRecord], indexes: [PlaywrightIndexedDBIndex]) {
+    public init(
+        name: String, autoIncrement: Bool, keyPath: String? = nil, keyPathArray: [String]? = nil,
+        records: [PlaywrightIndexedDBRecord], indexes: [PlaywrightIndexedDBIndex]
+    ) {
         self.name = name
         self.autoIncrement = autoIncrement
         self.keyPath = keyPath
@@ -146,8 +153,12 @@ public struct PlaywrightIndexedDBStore: Sendable, Hashable, Codable {
         autoIncrement = try PlaywrightField.bool(json, "autoIncrement", in: context)
         keyPath = try PlaywrightField.optionalString(json, "keyPath", in: context)
         keyPathArray = try PlaywrightField.optionalStrings(json, "keyPathArray", in: context)
-        records = try PlaywrightField.array(json, "records", in: context).map { try PlaywrightIndexedDBRecord(jsonValue: $0) }
-        indexes = try PlaywrightField.array(json, "indexes", in: context).map { try PlaywrightIndexedDBIndex(jsonValue: $0) }
+        records = try PlaywrightField.array(json, "records", in: context).map {
+            try PlaywrightIndexedDBRecord(jsonValue: $0)
+        }
+        indexes = try PlaywrightField.array(json, "indexes", in: context).map {
+            try PlaywrightIndexedDBIndex(jsonValue: $0)
+        }
     }
 
     /// Decodes a store description.
@@ -266,8 +277,10 @@ public struct PlaywrightIndexedDBRecord: Sendable, Hashable, Codable {
     ///   - keyEncoded: the key, serialized.
     ///   - value: the value as plain JSON.
     ///   - valueEncoded: the value, serialized.
-    public init(key: IDBJSONValue? = nil, keyEncoded: PlaywrightSerializedValue? = nil,
-                value: IDBJSONValue? = nil, valueEncoded: PlaywrightSerializedValue? = nil) {
+    public init(
+        key: IDBJSONValue? = nil, keyEncoded: PlaywrightSerializedValue? = nil,
+        value: IDBJSONValue? = nil, valueEncoded: PlaywrightSerializedValue? = nil
+    ) {
         self.key = key
         self.keyEncoded = keyEncoded
         self.value = value
@@ -281,11 +294,17 @@ public struct PlaywrightIndexedDBRecord: Sendable, Hashable, Codable {
     ///   - value: the value.
     public init(key: IDBKey?, value: IDBValue) {
         if let key {
-            if let plain = PlaywrightPlainJSON.json(key.value, topLevel: true) { self.key = plain }
-            else { keyEncoded = PlaywrightSerializedValue(key.value) }
+            if let plain = PlaywrightPlainJSON.json(key.value, topLevel: true) {
+                self.key = plain
+            } else {
+                keyEncoded = PlaywrightSerializedValue(key.value)
+            }
         }
-        if let plain = PlaywrightPlainJSON.json(value, topLevel: true) { self.value = plain }
-        else { valueEncoded = PlaywrightSerializedValue(value) }
+        if let plain = PlaywrightPlainJSON.json(value, topLevel: true) {
+            self.value = plain
+        } else {
+            valueEncoded = PlaywrightSerializedValue(value)
+        }
     }
 
     /// The record's key, or `nil` when it has none (in-line keys).
@@ -294,9 +313,13 @@ public struct PlaywrightIndexedDBRecord: Sendable, Hashable, Codable {
     /// - Throws: `IDBError` `DataError` when what is there is not a valid key.
     public func decodedKey() throws -> IDBKey? {
         let value: IDBValue
-        if let key { value = PlaywrightPlainJSON.value(key) }
-        else if let keyEncoded { value = try keyEncoded.value() }
-        else { return nil }
+        if let key {
+            value = PlaywrightPlainJSON.value(key)
+        } else if let keyEncoded {
+            value = try keyEncoded.value()
+        } else {
+            return nil
+        }
         guard let key = value.key else { throw IDBError(.data, "the record key \(value) is not a valid key") }
         return key
     }
@@ -371,7 +394,9 @@ enum PlaywrightPlainJSON {
             }
             return .array(items)
         case .object(let object):
-            guard depth < IDBValue.maxDepth, !object.properties.contains(where: { $0.name == "__proto__" }) else { return nil }
+            guard depth < IDBValue.maxDepth, !object.properties.contains(where: { $0.name == "__proto__" }) else {
+                return nil
+            }
             var members: [IDBJSONValue.Member] = []
             for property in object.properties {
                 guard let item = json(property.value, depth: depth + 1) else { return nil }
@@ -404,7 +429,9 @@ enum PlaywrightField {
     }
 
     static func string(_ json: IDBJSONValue, _ name: String, in context: String) throws(IDBError) -> String {
-        guard case .string(let text) = try member(json, name, in: context) else { throw IDBError(.data, "\"\(name)\" of \(context) is not a string") }
+        guard case .string(let text) = try member(json, name, in: context) else {
+            throw IDBError(.data, "\"\(name)\" of \(context) is not a string")
+        }
         return text
     }
 
@@ -416,12 +443,16 @@ enum PlaywrightField {
     }
 
     static func bool(_ json: IDBJSONValue, _ name: String, in context: String) throws(IDBError) -> Bool {
-        guard case .bool(let flag) = try member(json, name, in: context) else { throw IDBError(.data, "\"\(name)\" of \(context) is not true or false") }
+        guard case .bool(let flag) = try member(json, name, in: context) else {
+            throw IDBError(.data, "\"\(name)\" of \(context) is not true or false")
+        }
         return flag
     }
 
     static func array(_ json: IDBJSONValue, _ name: String, in context: String) throws(IDBError) -> [IDBJSONValue] {
-        guard case .array(let items) = try member(json, name, in: context) else { throw IDBError(.data, "\"\(name)\" of \(context) is not an array") }
+        guard case .array(let items) = try member(json, name, in: context) else {
+            throw IDBError(.data, "\"\(name)\" of \(context) is not an array")
+        }
         return items
     }
 
@@ -433,13 +464,16 @@ enum PlaywrightField {
         }
     }
 
-    static func optionalStrings(_ json: IDBJSONValue, _ name: String, in context: String) throws(IDBError) -> [String]? {
+    static func optionalStrings(_ json: IDBJSONValue, _ name: String, in context: String) throws(IDBError) -> [String]?
+    {
         switch json[name] {
         case nil, .null?: return nil
         case .array(let items)?:
             var strings: [String] = []
             for item in items {
-                guard case .string(let text) = item else { throw IDBError(.data, "\"\(name)\" of \(context) holds something not a string") }
+                guard case .string(let text) = item else {
+                    throw IDBError(.data, "\"\(name)\" of \(context) holds something not a string")
+                }
                 strings.append(text)
             }
             return strings

@@ -59,7 +59,8 @@ public indirect enum PlaywrightSerializedValue: Sendable, Hashable, Codable {
     /// Playwright's typed-array kinds and the classes they stand for.
     static let typedArrayKinds: [(String, IDBBinaryKind)] = [
         ("i8", .int8), ("ui8", .uint8), ("ui8c", .uint8Clamped), ("i16", .int16), ("ui16", .uint16),
-        ("i32", .int32), ("ui32", .uint32), ("f32", .float32), ("f64", .float64), ("bi64", .bigInt64), ("bui64", .bigUint64),
+        ("i32", .int32), ("ui32", .uint32), ("f32", .float32), ("f64", .float64), ("bi64", .bigInt64),
+        ("bui64", .bigUint64),
     ]
 
     // MARK: - JSON
@@ -79,13 +80,17 @@ public indirect enum PlaywrightSerializedValue: Sendable, Hashable, Codable {
             return .object([M("e", .object([M("n", .string(name)), M("m", .string(message)), M("s", .string(stack))]))])
         case .regExp(let pattern, let flags):
             return .object([M("r", .object([M("p", .string(pattern)), M("f", .string(flags))]))])
-        case .array(let elements, let id): return .object([M("a", .array(elements.map(\.json))), M("id", .number(Double(id)))])
+        case .array(let elements, let id):
+            return .object([M("a", .array(elements.map(\.json))), M("id", .number(Double(id)))])
         case .object(let properties, let id):
-            return .object([M("o", .array(properties.map { .object([M("k", .string($0.name)), M("v", $0.value.json)]) })),
-                            M("id", .number(Double(id)))])
+            return .object([
+                M("o", .array(properties.map { .object([M("k", .string($0.name)), M("v", $0.value.json)]) })),
+                M("id", .number(Double(id))),
+            ])
         case .ref(let id): return .object([M("ref", .number(Double(id)))])
         case .handle(let id): return .object([M("h", .number(Double(id)))])
-        case .typedArray(let base64, let kind): return .object([M("ta", .object([M("b", .string(base64)), M("k", .string(kind))]))])
+        case .typedArray(let base64, let kind):
+            return .object([M("ta", .object([M("b", .string(base64)), M("k", .string(kind))]))])
         }
     }
 
@@ -100,7 +105,9 @@ public indirect enum PlaywrightSerializedValue: Sendable, Hashable, Codable {
             return text
         }
         func int(_ value: IDBJSONValue?, _ what: String) throws(IDBError) -> Int {
-            guard case .number(let number)? = value, let whole = Int(exactly: number) else { throw bad("\(what) is not a whole number") }
+            guard case .number(let number)? = value, let whole = Int(exactly: number) else {
+                throw bad("\(what) is not a whole number")
+            }
             return whole
         }
         switch json {
@@ -111,15 +118,19 @@ public indirect enum PlaywrightSerializedValue: Sendable, Hashable, Codable {
         case .array: throw bad("a bare array (Playwright writes {\"a\": [...], \"id\": n})")
         case .object(let members):
             let names = Set(members.map(\.name))
-            if names.contains("v") { self = .special(try string(json["v"], "v")) }
-            else if names.contains("d") {
+            if names.contains("v") {
+                self = .special(try string(json["v"], "v"))
+            } else if names.contains("d") {
                 if case .null? = json["d"] { self = .date(nil) } else { self = .date(try string(json["d"], "d")) }
-            }
-            else if names.contains("u") { self = .url(try string(json["u"], "u")) }
-            else if names.contains("bi") { self = .bigInt(try string(json["bi"], "bi")) }
-            else if names.contains("e") {
+            } else if names.contains("u") {
+                self = .url(try string(json["u"], "u"))
+            } else if names.contains("bi") {
+                self = .bigInt(try string(json["bi"], "bi"))
+            } else if names.contains("e") {
                 let e = json["e"]
-                self = .error(name: try string(e?["n"], "e.n"), message: try string(e?["m"], "e.m"), stack: try string(e?["s"], "e.s"))
+                self = .error(
+                    name: try string(e?["n"], "e.n"), message: try string(e?["m"], "e.m"),
+                    stack: try string(e?["s"], "e.s"))
             } else if names.contains("r") {
                 let r = json["r"]
                 self = .regExp(pattern: try string(r?["p"], "r.p"), flags: try string(r?["f"], "r.f"))
@@ -136,9 +147,11 @@ public indirect enum PlaywrightSerializedValue: Sendable, Hashable, Codable {
                     properties.append(Property(try string(item["k"], "k"), try PlaywrightSerializedValue(json: value)))
                 }
                 self = .object(properties, id: json["id"] == nil ? 0 : try int(json["id"], "id"))
-            } else if names.contains("ref") { self = .ref(try int(json["ref"], "ref")) }
-            else if names.contains("h") { self = .handle(try int(json["h"], "h")) }
-            else if names.contains("ta") {
+            } else if names.contains("ref") {
+                self = .ref(try int(json["ref"], "ref"))
+            } else if names.contains("h") {
+                self = .handle(try int(json["h"], "h"))
+            } else if names.contains("ta") {
                 let ta = json["ta"]
                 self = .typedArray(base64: try string(ta?["b"], "ta.b"), kind: try string(ta?["k"], "ta.k"))
             } else {
@@ -156,7 +169,8 @@ public indirect enum PlaywrightSerializedValue: Sendable, Hashable, Codable {
     public init(from decoder: any Decoder) throws {
         let json = try IDBJSONValue(from: decoder)
         do { self = try PlaywrightSerializedValue(json: json) } catch {
-            throw DecodingError.dataCorrupted(DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description))
+            throw DecodingError.dataCorrupted(
+                DecodingError.Context(codingPath: decoder.codingPath, debugDescription: error.description))
         }
     }
 
@@ -224,7 +238,8 @@ public indirect enum PlaywrightSerializedValue: Sendable, Hashable, Codable {
         return try resolve(&done, &open, depth: 0)
     }
 
-    private func resolve(_ done: inout [Int: IDBValue], _ open: inout Set<Int>, depth: Int) throws(IDBError) -> IDBValue {
+    private func resolve(_ done: inout [Int: IDBValue], _ open: inout Set<Int>, depth: Int) throws(IDBError) -> IDBValue
+    {
         switch self {
         case .bool(let flag): return .bool(flag)
         case .number(let number): return .number(number)
@@ -256,15 +271,21 @@ public indirect enum PlaywrightSerializedValue: Sendable, Hashable, Codable {
             guard let kind = Self.typedArrayKinds.first(where: { $0.0 == code })?.1 else {
                 throw IDBError(.data, "'\(code)' is not a typed-array kind")
             }
-            guard let data = Data(base64Encoded: base64) else { throw IDBError(.data, "a typed array's bytes are not base64") }
+            guard let data = Data(base64Encoded: base64) else {
+                throw IDBError(.data, "a typed array's bytes are not base64")
+            }
             return .binary(data, kind: kind)
         case .handle: throw IDBError(.dataClone, "a handle to a live object cannot be stored in IndexedDB")
         case .ref(let id):
             if let value = done[id] { return value }
-            if open.contains(id) { throw IDBError(.dataClone, "a value that contains itself (ref \(id)) cannot be stored here") }
+            if open.contains(id) {
+                throw IDBError(.dataClone, "a value that contains itself (ref \(id)) cannot be stored here")
+            }
             throw IDBError(.data, "ref \(id) names no array or object met before it")
         case .array(let elements, let id):
-            guard depth < IDBValue.maxDepth else { throw IDBError(.dataClone, "the value nests more than \(IDBValue.maxDepth) deep") }
+            guard depth < IDBValue.maxDepth else {
+                throw IDBError(.dataClone, "the value nests more than \(IDBValue.maxDepth) deep")
+            }
             open.insert(id)
             var values: [IDBValue] = []
             for element in elements { values.append(try element.resolve(&done, &open, depth: depth + 1)) }
@@ -272,7 +293,9 @@ public indirect enum PlaywrightSerializedValue: Sendable, Hashable, Codable {
             done[id] = .array(values)
             return .array(values)
         case .object(let properties, let id):
-            guard depth < IDBValue.maxDepth else { throw IDBError(.dataClone, "the value nests more than \(IDBValue.maxDepth) deep") }
+            guard depth < IDBValue.maxDepth else {
+                throw IDBError(.dataClone, "the value nests more than \(IDBValue.maxDepth) deep")
+            }
             open.insert(id)
             var members: [(String, IDBValue)] = []
             for property in properties where property.name != "__proto__" {
