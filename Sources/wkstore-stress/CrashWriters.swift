@@ -1,4 +1,4 @@
-// Writers for the crash-safety tests (Tests/WebsiteDataTests/CrashSafetyTests.swift): each
+// Writers for the crash-safety tests (Tests/WebsiteDataTests/Database/CrashSafetyTests.swift): each
 // performs numbered writes of one data type and prints `committed N` on stdout after write N's
 // call returned, so a driver that kills the process with SIGKILL at any moment knows exactly
 // which writes were acknowledged. What each write contains is a pure function of N (and the

@@ -10,7 +10,7 @@ import Testing
     static let corpus: URL = Bundle.module.url(forResource: "Fixtures", withExtension: nil)!.appendingPathComponent(
         "fuzz-regressions")
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
 
     /// The targets `wkstore-fuzz` knows, from its usage line.
     static func targets() async throws -> [String] {
