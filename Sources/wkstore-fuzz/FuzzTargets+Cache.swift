@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(WebsiteData)
-    @testable import WebsiteData
+    import WebsiteData
 #endif
 
 /// The HTTP cache's parsers: `Cache-Control` and `Vary`, and the freshness arithmetic over them.

@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(WebsiteData)
-    @testable import WebsiteData
+    import WebsiteData
 #endif
 
 /// The document-start script generator.

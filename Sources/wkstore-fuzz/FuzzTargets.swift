@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(WebsiteData)
-    @testable import WebsiteData
+    import WebsiteData
 #endif
 
 /// The fuzz targets: each takes arbitrary bytes and must never crash, hang or break an invariant.

@@ -138,7 +138,7 @@ public struct CacheControl: Sendable, Hashable {
     }
 
     /// RFC 9110 §5.6.2 tchar.
-    static func isTokenChar(_ c: UInt8) -> Bool {
+    package static func isTokenChar(_ c: UInt8) -> Bool {
         switch c {
         case 48...57, 65...90, 97...122: return true
         case 33, 35, 36, 37, 38, 39, 42, 43, 45, 46, 94, 95, 96, 124, 126: return true
@@ -166,7 +166,7 @@ public enum DeltaSeconds: Sendable, Hashable {
 
 extension StringProtocol {
     /// The text without the spaces and tabs around it (RFC 9110 OWS).
-    func trimmingHTTPWhitespace() -> String {
+    package func trimmingHTTPWhitespace() -> String {
         var s = Substring(self)
         while let c = s.first, c == " " || c == "\t" { s = s.dropFirst() }
         while let c = s.last, c == " " || c == "\t" { s = s.dropLast() }

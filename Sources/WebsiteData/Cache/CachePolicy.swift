@@ -487,7 +487,7 @@ public struct CachePolicy: Sendable, Hashable {
     }
 
     /// The lower-case names a response's `Vary` fields list (`*` included as is).
-    static func varyNames(_ headers: HTTPHeaders) -> [String] {
+    package static func varyNames(_ headers: HTTPHeaders) -> [String] {
         var names: [String] = []
         for value in headers.values(named: "Vary") {
             for name in value.split(separator: ",") {
@@ -500,7 +500,7 @@ public struct CachePolicy: Sendable, Hashable {
 
     /// The request's values of the nominated fields, each normalised: repeated fields combined,
     /// list members trimmed and joined by commas; an absent field differs from an empty one.
-    static func variantKey(_ names: [String], _ fields: HTTPHeaders) -> String {
+    package static func variantKey(_ names: [String], _ fields: HTTPHeaders) -> String {
         guard !names.isEmpty else { return "" }
         return names.map { name -> String in
             let values = fields.values(named: name)

@@ -84,12 +84,23 @@ struct CacheSettings: Sendable, Hashable {
 }
 
 /// Where a stored response lives: its partition (the top-level site), method, URL and `Vary` variant.
-struct CacheEntryKey: Sendable, Hashable {
+package struct CacheEntryKey: Sendable, Hashable {
     /// The schemeful top-level site (`https://example.com`) the request was made under.
-    var partition: String
-    var method: String
-    var url: String
-    var variant: String
+    package var partition: String
+    /// The request method (`GET`).
+    package var method: String
+    /// The URL without its fragment.
+    package var url: String
+    /// The request's values of the fields its response's `Vary` names (`CachePolicy.variantKey`).
+    package var variant: String
+
+    /// Creates a key.
+    package init(partition: String, method: String, url: String, variant: String) {
+        self.partition = partition
+        self.method = method
+        self.url = url
+        self.variant = variant
+    }
 
     /// The key without the variant: every variant of one URL in one partition.
     var resource: CacheResourceKey { CacheResourceKey(partition: partition, method: method, url: url) }
@@ -103,7 +114,7 @@ struct CacheEntryKey: Sendable, Hashable {
     /// key: a response whose `Vary` names other fields replaces every variant of the URL
     /// (RFC 9111 §4.1 picks the most recent response; an older one that varies differently
     /// would otherwise keep matching).
-    func supersedes(variant: String) -> Bool {
+    package func supersedes(variant: String) -> Bool {
         variant == self.variant || Self.varyNames(ofVariant: variant) != Self.varyNames(ofVariant: self.variant)
     }
 }

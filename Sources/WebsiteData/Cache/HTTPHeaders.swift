@@ -173,7 +173,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByArrayLiter
 extension HTTPHeaders {
     /// The fields as `name: value` lines, for storage. Line breaks inside a value (never valid
     /// in HTTP) become spaces so that each field stays one line.
-    var serialized: String {
+    package var serialized: String {
         var text = ""
         text.reserveCapacity(byteCount)
         for field in fields {
@@ -186,7 +186,7 @@ extension HTTPHeaders {
     }
 
     /// Reads fields written by `serialized`.
-    init(serialized text: String) {
+    package init(serialized text: String) {
         var fields: [Field] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             guard let colon = line.firstIndex(of: ":") else { continue }

@@ -15,7 +15,7 @@ import Foundation
 ///
 /// ``format(_:)`` produces the IMF-fixdate form
 /// (`Sun, 06 Nov 1994 08:49:37 GMT`) used by HTTP.
-enum CookieDate {
+package enum CookieDate {
     // MARK: - Parsing
 
     /// Parses a cookie-date with the RFC 6265bis algorithm.
@@ -47,7 +47,7 @@ enum CookieDate {
     /// - Parameters:
     ///   - string: The attribute value to parse.
     /// - Returns: The parsed instant, or `nil` when the algorithm fails.
-    static func parse(_ string: String) -> Date? {
+    package static func parse(_ string: String) -> Date? {
         parse(string[...])
     }
 
@@ -152,7 +152,7 @@ enum CookieDate {
     /// - Parameters:
     ///   - date: The instant to format.
     /// - Returns: The IMF-fixdate string in GMT.
-    static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let limit = 1.0e15
         var interval = date.timeIntervalSince1970
         if interval.isNaN {

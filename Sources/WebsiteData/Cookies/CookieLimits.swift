@@ -22,11 +22,11 @@ public struct CookieLimits: Sendable, Hashable, Codable {
 }
 
 /// Fixed limits of the cookie engine, each with the section of RFC 6265bis that sets it.
-enum CookieRules {
+package enum CookieRules {
     /// 5.6: a cookie whose name and value together exceed this many bytes is ignored.
-    static let maxNameValueBytes = 4096
+    package static let maxNameValueBytes = 4096
     /// 5.6: an attribute value longer than this is ignored.
-    static let maxAttributeValueBytes = 1024
+    package static let maxAttributeValueBytes = 1024
     /// 5.6.1/5.6.2: expiry is capped at 400 days from when the cookie is set.
     static let maxAgeCap: TimeInterval = 400 * 24 * 3600
     /// Chromium refreshes a cookie's stored last-access time at most once a minute.

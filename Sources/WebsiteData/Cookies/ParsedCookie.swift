@@ -9,30 +9,30 @@ import Foundation
 /// domain matching, public-suffix checks, cookie prefixes, the 400-day
 /// expiry cap and default-path computation all happen later, in the
 /// storage model, against the request URL.
-struct ParsedCookie: Sendable, Equatable {
+package struct ParsedCookie: Sendable, Equatable {
     /// The cookie name, with surrounding spaces and tabs removed.
     ///
     /// Empty for a nameless cookie (a name-value pair without `=`).
-    var name: String
+    package var name: String
 
     /// The cookie value, with surrounding spaces and tabs removed.
     ///
     /// Double quotes are part of the value and kept as written.
-    var value: String
+    package var value: String
 
     /// The expiry from the last `Expires` attribute that parsed as a
     /// cookie-date.
     ///
     /// Unparseable `Expires` attributes are ignored, so an earlier valid
     /// one survives them. `nil` when there is none.
-    var expires: Date?
+    package var expires: Date?
 
     /// The delta-seconds of the last valid `Max-Age` attribute.
     ///
     /// Zero or negative means "expire now"; the sign is kept for the
     /// caller. Values beyond the range of `Int64` are clamped to
     /// `Int64.max` / `-Int64.max`. `nil` when there is no valid `Max-Age`.
-    var maxAge: Int64?
+    package var maxAge: Int64?
 
     /// The value of the last `Domain` attribute.
     ///
@@ -40,36 +40,36 @@ struct ParsedCookie: Sendable, Equatable {
     /// `""` when that attribute's value was empty (the storage model then
     /// treats the cookie as host-only), `nil` when there was no `Domain`
     /// attribute at all.
-    var domain: String?
+    package var domain: String?
 
     /// The value of the last `Path` attribute, if it is usable.
     ///
     /// `nil` when the attribute is absent, or when the last one is empty or
     /// does not start with `/`; the storage model then uses the default
     /// path of the request URL.
-    var path: String?
+    package var path: String?
 
     /// Whether a `Secure` attribute was present.
     ///
     /// Any attribute value is ignored.
-    var secure: Bool
+    package var secure: Bool
 
     /// Whether an `HttpOnly` attribute was present.
     ///
     /// Any attribute value is ignored.
-    var httpOnly: Bool
+    package var httpOnly: Bool
 
     /// The enforcement named by the last `SameSite` attribute.
     ///
     /// `Strict`, `Lax` and `None` are matched case-insensitively; any other
     /// value, and the absence of the attribute, give `.unspecified`
     /// (the specification's "Default").
-    var sameSite: CookieSameSite
+    package var sameSite: CookieSameSite
 
     /// Whether a `Partitioned` attribute was present.
     ///
     /// Any attribute value is ignored.
-    var partitioned: Bool
+    package var partitioned: Bool
 
     /// Parses one `Set-Cookie` header field value.
     ///
@@ -84,7 +84,7 @@ struct ParsedCookie: Sendable, Equatable {
     ///   - header: The field value, without the `Set-Cookie:` name.
     /// - Returns: The parsed cookie, or `nil` when the whole `Set-Cookie`
     ///   must be ignored.
-    static func parse(_ header: String) -> ParsedCookie? {
+    package static func parse(_ header: String) -> ParsedCookie? {
         if let result = header.utf8.withContiguousStorageIfAvailable({ parse(bytes: $0) }) {
             return result
         }
