@@ -93,7 +93,7 @@ func patternBytes(_ n: Int) -> Data {
 
 /// The client and the store's HTTP cache end to end: libcurl against a loopback server that logs
 /// every request it receives.
-struct CacheTests {
+@Suite(.ownThreads) struct CacheTests {
     @Test func aFreshHitMakesNoRequest() async throws {
         let f = try CacheFixture()
         let store = try f.openStore()

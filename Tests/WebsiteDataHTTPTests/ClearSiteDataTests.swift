@@ -7,7 +7,7 @@ import WebsiteData
 /// `Clear-Site-Data` responses: honoured from secure origins (HTTPS and localhost) for the
 /// response's site, ignored from plain HTTP elsewhere, applied after the same response's
 /// `Set-Cookie` fields (so those do not survive a `"cookies"` clear).
-struct ClearSiteDataTests {
+@Suite(.ownThreads) struct ClearSiteDataTests {
     @Test func directivesMapToDataTypes() {
         #expect(ClearSiteData.dataTypes(forHeaderValues: ["\"cookies\""]) == [.cookies])
         #expect(ClearSiteData.dataTypes(forHeaderValues: ["\"cache\""]) == [.diskCache, .memoryCache])

@@ -10,7 +10,7 @@ final class Committed: Sendable {
 }
 
 /// Many transfers at once through one client and one store.
-struct ConcurrencyTests {
+@Suite(.ownThreads) struct ConcurrencyTests {
     @Test func fiftyConcurrentRequestsShareOneStore() async throws {
         let f = try Fixture()
         let client = try f.client()

@@ -5,7 +5,7 @@ import WebsiteDataHTTP
 
 /// The library examples of Docs/http.md, run against the loopback server with a persistent
 /// store in the test's directory (host names resolved to the server).
-struct DocsExampleTests {
+@Suite(.ownThreads) struct DocsExampleTests {
     @Test func crawlerExample() async throws {
         let f = try Fixture()
         let site = f.origin("www.example.org")

@@ -5,7 +5,7 @@ import WebsiteData
 @testable import WebsiteDataHTTP
 
 /// Requests, responses, options and failures against a real loopback f.server.
-struct HTTPClientTests {
+@Suite(.ownThreads) struct HTTPClientTests {
     @Test func responseHeadersKeepOrderAndDuplicates() async throws {
         let f = try Fixture()
         let client = try f.client()

@@ -8,7 +8,7 @@ import WebsiteData
 /// did: `/cookie-parser?NAME` answers 302 with the test's `Set-Cookie` fields and a `Location`,
 /// the client follows it, and `/cookie-parser-result` reports the `Cookie` header it received.
 /// Test host names resolve to 127.0.0.1 through the client's `resolve` option.
-struct HTTPStateLoopbackTests {
+@Suite(.ownThreads) struct HTTPStateLoopbackTests {
     struct Case: Decodable {
         let id: String
         let set_url: String

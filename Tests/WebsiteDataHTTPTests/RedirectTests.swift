@@ -6,7 +6,7 @@ import WebsiteData
 
 /// Redirects followed by the client itself: cookies read and written on every hop, method and
 /// body rules, the limit, and what is dropped when the chain leaves its first origin.
-struct RedirectTests {
+@Suite(.ownThreads) struct RedirectTests {
     /// `/r` that answers `status` with a `Location` of `location`, setting `cookies`.
     static func hop(_ origin: String, status: Int = 302, to location: String? = nil, setting cookies: [String] = [])
         -> String
@@ -195,7 +195,7 @@ struct RedirectTests {
 }
 
 /// The redirect rules as pure functions.
-struct RedirectRuleTests {
+@Suite(.ownThreads) struct RedirectRuleTests {
     @Test func locationsResolveAgainstTheHop() throws {
         let base = URL(string: "http://a.example/dir/page?x=1#frag")!
         #expect(

@@ -7,7 +7,7 @@ import WebsiteData
 /// SameSite over HTTPS: cookies of `example.org` set with `Set-Cookie`, then requested from
 /// pages of `example.org` and `example.net`, as navigations and subresources, GET and POST, and
 /// through redirect chains that cross sites (RFC 6265bis 5.2, 5.8.3).
-struct SameSiteTests {
+@Suite(.ownThreads) struct SameSiteTests {
     static let all: Set<String> = ["strict", "lax", "none", "dflt"]
 
     /// A TLS fixture whose store holds one cookie of each SameSite kind for `secure.example.org`.

@@ -37,7 +37,7 @@ struct TLSFixture {
     func plain(_ host: String) -> String { "http://\(host):\(http.port)" }
 }
 
-struct TLSTests {
+@Suite(.ownThreads) struct TLSTests {
     @Test func secureCookiesFlowOverVerifiedTLS() async throws {
         let f = try TLSFixture()
         let client = try f.client()

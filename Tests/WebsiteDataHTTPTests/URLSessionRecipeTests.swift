@@ -46,7 +46,7 @@ final class StoreCookieDelegate: NSObject, URLSessionTaskDelegate, Sendable {
     }
 }
 
-struct URLSessionRecipeTests {
+@Suite(.ownThreads) struct URLSessionRecipeTests {
     @Test func urlSessionKeepsCookiesInTheStore() async throws {
         let f = try Fixture()
         let store = f.store

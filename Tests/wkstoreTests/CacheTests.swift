@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `wkstore cache …` and `records --sizes`, on entries `wkstore fetch` put in the cache.
-@Suite struct CacheTests {
+@Suite(.ownThreads) struct CacheTests {
     @Test func showExplainsAStoredResponse() throws {
         let sandbox = try Sandbox()
         let server = try LoopbackServer(in: sandbox.root)

@@ -4,7 +4,7 @@ import WebsiteData
 
 /// `wkstore clear` and `wkstore records`: removal by type, date and site, seen by the tool and by
 /// processes holding the store open.
-@Suite struct ClearTests {
+@Suite(.ownThreads) struct ClearTests {
     @Test func clearSinceRemovesExactlyWhatWasModifiedAfter() async throws {
         let sandbox = try Sandbox()
         try sandbox.succeed(["cookies", "set", "--url", "https://old.example.com/", "old1=1; Max-Age=600", "old2=2"])

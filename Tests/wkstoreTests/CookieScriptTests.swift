@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `wkstore cookies script` and `wkstore cookies ingest-report`: cookies to page script and back.
-@Suite struct CookieScriptTests {
+@Suite(.ownThreads) struct CookieScriptTests {
     static let page = "https://shop.example.com/cart/view"
 
     /// A store with the cookies of Docs/scripts.md's example: an HttpOnly one, a domain one, a

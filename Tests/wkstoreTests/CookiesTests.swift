@@ -3,7 +3,7 @@ import Testing
 import WebsiteData
 
 /// `wkstore cookies …` end to end: what is set is what is listed, sent and deleted.
-@Suite struct CookiesTests {
+@Suite(.ownThreads) struct CookiesTests {
     @Test func setListHeaderDeleteRoundTrip() throws {
         let sandbox = try Sandbox()
         let set = try sandbox.succeed([

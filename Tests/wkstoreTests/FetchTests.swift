@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `wkstore fetch` end to end: the built binary against a loopback server, with a store in the sandbox.
-@Suite struct FetchTests {
+@Suite(.ownThreads) struct FetchTests {
     @Test func cookiesSetOnARedirectHopAreStoredAndSentOnTheNextRequest() throws {
         let sandbox = try Sandbox()
         let server = try LoopbackServer(in: sandbox.root)
@@ -272,7 +272,7 @@ import Testing
 
 /// The progress line, which needs standard error to be a terminal: the binary runs with its
 /// standard error on a pseudo-terminal that a small Python program reads.
-@Suite struct FetchProgressTests {
+@Suite(.ownThreads) struct FetchProgressTests {
     /// Runs `wkstore --store <sandbox store> arguments` with standard error on a pseudo-terminal;
     /// returns standard output and what the terminal received.
     func runOnTerminal(_ sandbox: Sandbox, _ arguments: [String]) throws -> (

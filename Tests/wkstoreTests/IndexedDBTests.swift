@@ -3,7 +3,7 @@ import Testing
 import WebsiteData
 
 /// `wkstore idb list` and `wkstore idb dump` on databases the library made in the sandbox store.
-@Suite struct IndexedDBTests {
+@Suite(.ownThreads) struct IndexedDBTests {
     static let origin = SecurityOrigin(string: "https://app.example.com")!
     static let due = Date(timeIntervalSince1970: 1_767_225_600.125)
 

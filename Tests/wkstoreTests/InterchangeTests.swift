@@ -4,7 +4,7 @@ import WebsiteData
 
 /// `wkstore import` and `wkstore export`: round trips through both formats, standard input and
 /// output, and all-or-nothing imports.
-@Suite struct InterchangeTests {
+@Suite(.ownThreads) struct InterchangeTests {
     /// Cookies of several shapes: host-only HttpOnly Secure session, domain with Max-Age, a path,
     /// SameSite Strict, a partitioned one.
     func makeStore() throws -> Sandbox {

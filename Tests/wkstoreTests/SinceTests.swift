@@ -4,7 +4,7 @@ import Testing
 /// Every form of `clear --since WHEN`, read through the binary: `clear --dry-run --json` reports
 /// the date it parsed. Local times are read in Asia/Kolkata (UTC+05:30, no daylight saving),
 /// so a local-time bug cannot hide behind UTC.
-@Suite struct SinceTests {
+@Suite(.ownThreads) struct SinceTests {
     static let zone = ["TZ": "Asia/Kolkata"]
 
     func parsedSince(_ when: String, in sandbox: Sandbox) throws -> (String, [String: Any]) {

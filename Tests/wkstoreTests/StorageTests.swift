@@ -3,7 +3,7 @@ import Testing
 import WebsiteData
 
 /// `wkstore storage …`: an origin's localStorage, shared with the library.
-@Suite struct StorageTests {
+@Suite(.ownThreads) struct StorageTests {
     static let origin = "https://app.example.com"
 
     @Test func setGetListRemove() throws {

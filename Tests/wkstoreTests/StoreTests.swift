@@ -3,7 +3,7 @@ import Testing
 import WebsiteData
 
 /// Which store the tool opens, what it does with a damaged one, `stores` and `config`.
-@Suite struct StoreTests {
+@Suite(.ownThreads) struct StoreTests {
     @Test func aCorruptStoreExits1WithOneLineAndIsLeftUnchanged() throws {
         let sandbox = try Sandbox()
         try FileManager.default.createDirectory(at: sandbox.store, withIntermediateDirectories: true)

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Exit statuses and one-line messages for command lines that are wrong, and help everywhere.
-@Suite struct UsageTests {
+@Suite(.ownThreads) struct UsageTests {
     static let commands: [[String]] = [
         ["records"], ["clear"], ["cookies"], ["cookies", "list"], ["cookies", "set"], ["cookies", "header"],
         ["cookies", "delete"], ["cookies", "end-session"], ["config"], ["config", "list"], ["config", "get"],

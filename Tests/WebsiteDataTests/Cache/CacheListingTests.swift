@@ -4,7 +4,7 @@ import Testing
 @testable import WebsiteData
 
 /// `HTTPCache.entries(sites:)` and `entries(for:)`: listing the disk and memory caches without using them.
-@Suite struct CacheListingTests {
+@Suite(.ownThreads) struct CacheListingTests {
     let directory = TemporaryDirectory()
     let clock = TestClock()
 

@@ -58,7 +58,7 @@ extension CachedResponse {
 
 /// The disk cache and the memory cache in the store: persistence, limits, removal, variants,
 /// partitions and the cross-process coherence of the memory cache.
-@Suite struct CacheStoreTests {
+@Suite(.ownThreads) struct CacheStoreTests {
     let directory = TemporaryDirectory()
     let clock = TestClock()
 

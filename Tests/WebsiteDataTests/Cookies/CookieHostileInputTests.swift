@@ -5,7 +5,7 @@ import Testing
 
 /// Hostile and unusual input to the cookie engine: each is refused or handled, never a crash,
 /// and nothing already stored is lost.
-@Suite struct CookieHostileInputTests {
+@Suite(.ownThreads) struct CookieHostileInputTests {
     let dir = TemporaryDirectory()
 
     @Test func aOneMegabyteHeaderIsRefusedQuickly() throws {

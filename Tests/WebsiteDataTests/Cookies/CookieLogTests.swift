@@ -6,7 +6,7 @@ import Testing
 /// Cookie changes are appended to the change log and folded into the cookies table in bulk:
 /// whatever the point a fold happened at, the store, a fresh open and the folded table agree
 /// with every change applied in order.
-@Suite struct CookieLogTests {
+@Suite(.ownThreads) struct CookieLogTests {
     let dir = TemporaryDirectory()
 
     /// The cookies the file's cookies table holds (name=value), after folding the whole log.

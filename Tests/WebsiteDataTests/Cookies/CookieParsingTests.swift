@@ -4,7 +4,7 @@ import Testing
 @testable import WebsiteData
 
 /// Tests for the syntax-only cookie layer: `CookieDate` and `ParsedCookie`.
-@Suite("CookieParsing")
+@Suite("CookieParsing", .ownThreads)
 struct CookieParsingTests {
     // MARK: - Fixture-driven cookie-date suites
 

@@ -4,7 +4,7 @@ import Testing
 @testable import WebsiteData
 
 /// RFC 6265bis storage model and retrieval rules: each with a case that must be refused.
-@Suite struct CookieStorageModelTests {
+@Suite(.ownThreads) struct CookieStorageModelTests {
     let clock = TestClock()
     let store: HTTPCookieStore
     let dataStore: WebsiteDataStore

@@ -7,7 +7,7 @@ import Testing
 /// fresh store receives the test's `Set-Cookie` headers from `set_url` (a same-site top-level
 /// response over http), then the `Cookie` header for `followup_url` is compared byte for byte
 /// with `expected_cookie` (RFC 6265bis, with the four corrections the suite's README gives).
-struct HTTPStateConformanceTests {
+@Suite(.ownThreads) struct HTTPStateConformanceTests {
     struct Case: Decodable {
         let id: String
         let set_url: String

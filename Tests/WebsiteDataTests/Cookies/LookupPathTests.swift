@@ -5,7 +5,7 @@ import Testing
 
 /// The parts of a `Cookie` header lookup that stand in for slower general ones: the store's
 /// table of hosts' sites, the header order of few and of many matches, the loopback test.
-@Suite struct LookupPathTests {
+@Suite(.ownThreads) struct LookupPathTests {
     /// A site table holding one cookie for each of `names`.
     static func sites(_ names: some Sequence<String>) -> SiteTable {
         var table = SiteTable()

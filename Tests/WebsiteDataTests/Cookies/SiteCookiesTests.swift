@@ -6,7 +6,7 @@ import Testing
 /// `SiteCookies` answers lookups from its compact keys and byte buffer: after any sequence of
 /// changes, what it finds, the header it builds and the cookie it finds by key are what a plain
 /// scan of its cookies with the RFC 6265bis matching functions finds, in the same order.
-@Suite struct SiteCookiesTests {
+@Suite(.ownThreads) struct SiteCookiesTests {
     static let hosts = [
         "example.com", "www.example.com", "a.b.example.com", "shop.example.com", "api.example.com",
         "m.example.com", "example.com.", "x.example.com", "static.example.com", "img.example.com",

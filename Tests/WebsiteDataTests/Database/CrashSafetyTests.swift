@@ -11,7 +11,7 @@ import Testing
 /// after the next open. Cookies are covered by `ProcessTests.killedRightAfterACommitLosesNothing`.
 ///
 /// 20 kills per kind; `WKSTORE_CRASH_KILLS=200` runs more.
-@Suite struct CrashSafetyTests {
+@Suite(.ownThreads) struct CrashSafetyTests {
     let dir = TemporaryDirectory()
     static let kills = Int(ProcessInfo.processInfo.environment["WKSTORE_CRASH_KILLS"] ?? "") ?? 20
 

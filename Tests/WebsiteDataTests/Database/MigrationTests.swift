@@ -4,7 +4,7 @@ import Testing
 
 @testable import WebsiteData
 
-@Suite struct MigrationTests {
+@Suite(.ownThreads) struct MigrationTests {
     let dir = TemporaryDirectory()
     var file: URL { dir.url.appendingPathComponent(StoreDatabase.fileName) }
 

@@ -4,7 +4,7 @@ import Testing
 @testable import WebsiteData
 
 /// Real processes on one store: coherence, and nothing acknowledged lost to SIGKILL.
-@Suite struct ProcessTests {
+@Suite(.ownThreads) struct ProcessTests {
     let dir = TemporaryDirectory()
 
     @Test func anotherProcessesWritesAreSeenOnTheNextLookup() throws {

@@ -6,7 +6,7 @@ import Testing
 /// Processes side by side: 4 processes with 8 concurrent tasks each read and write one store while
 /// another process clears part of it every second. No error reaches a caller, nothing
 /// acknowledged is lost except by the clears, and the final counts add up.
-@Suite struct SideBySideTests {
+@Suite(.ownThreads) struct SideBySideTests {
     let dir = TemporaryDirectory()
 
     @Test func fourProcessesAndAClearerShareOneStore() throws {

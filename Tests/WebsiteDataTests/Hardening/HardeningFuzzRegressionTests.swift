@@ -6,7 +6,7 @@ import Testing
 /// in a `wkstore-fuzz TARGET FILE...` child process: a crash or a broken invariant ends it with
 /// a non-zero status. Document-start scripts made from the user-script inputs are then run in
 /// node (scripts/check-script-samples.js).
-@Suite struct HardeningFuzzRegressionTests {
+@Suite(.ownThreads) struct HardeningFuzzRegressionTests {
     static let corpus: URL = Bundle.module.url(forResource: "Fixtures", withExtension: nil)!.appendingPathComponent(
         "fuzz-regressions")
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

@@ -8,7 +8,7 @@ import Testing
 /// unprivileged user, a full disk, `--since` at the edges of time, and imports far larger than
 /// memory. Each ends in a clear error or correct behaviour, never a crash, and nothing
 /// acknowledged is lost.
-@Suite struct HardeningInputTests {
+@Suite(.ownThreads) struct HardeningInputTests {
     let dir = TemporaryDirectory()
 
     /// A store with `batches` whole cookie batches written by a process killed right after the

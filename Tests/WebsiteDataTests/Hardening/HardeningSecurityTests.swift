@@ -5,7 +5,7 @@ import Testing
 
 /// The security promises of a store, each tried through every entry point a cookie can come in
 /// by: `Set-Cookie`, `setCookie`, both import formats and document-cookie reports.
-@Suite struct HardeningSecurityTests {
+@Suite(.ownThreads) struct HardeningSecurityTests {
     let dir = TemporaryDirectory()
 
     /// Public suffixes from both parts of the list (ICANN and private), in several spellings.

@@ -4,7 +4,7 @@ import Testing
 @testable import WebsiteData
 
 /// Interoperation with the real `curl` command-line tool and a loopback Python server.
-@Suite("InterchangeCurl")
+@Suite("InterchangeCurl", .ownThreads)
 struct InterchangeCurlTests {
     /// Serves `/set` (six Set-Cookie headers) and then echoes the `Cookie` header of one more
     /// request; stops after two requests, or after 30 s without one.

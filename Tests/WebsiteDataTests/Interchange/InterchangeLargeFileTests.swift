@@ -7,7 +7,7 @@ import Testing
 ///
 /// The imports whose memory is measured run in a process of their own (`wkstore-stress import`),
 /// which reports its peak resident size before and after.
-@Suite("InterchangeLargeFile", .serialized)
+@Suite("InterchangeLargeFile", .serialized, .ownThreads)
 struct InterchangeLargeFileTests {
     /// Writes `count` cookies over `sites` sites, in chunks; each line is about `padding` + 60 bytes.
     static func writeNetscape(to url: URL, count: Int, sites: Int, padding: Int = 40) throws -> Int {

@@ -4,7 +4,7 @@ import Testing
 @testable import WebsiteData
 
 /// Netscape `cookies.txt` import and export against real stores in temporary directories.
-@Suite("InterchangeNetscape")
+@Suite("InterchangeNetscape", .ownThreads)
 struct InterchangeNetscapeTests {
     @Test func importReadsEveryFieldAndCurlsVariants() throws {
         let dir = try InterchangeTemporaryDirectory()

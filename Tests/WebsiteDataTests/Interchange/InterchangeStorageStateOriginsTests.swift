@@ -6,7 +6,7 @@ import Testing
 
 /// Whole storage states (cookies, localStorage, sessionStorage, IndexedDB) moved in and out of
 /// real stores in temporary directories.
-@Suite("InterchangeStorageStateOrigins")
+@Suite("InterchangeStorageStateOrigins", .ownThreads)
 struct InterchangeStorageStateOriginsTests {
     typealias Fixture = StorageStateFixture
 

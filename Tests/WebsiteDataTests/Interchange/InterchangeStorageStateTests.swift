@@ -4,7 +4,7 @@ import Testing
 @testable import WebsiteData
 
 /// Playwright `storageState` JSON import and export against real stores in temporary directories.
-@Suite("InterchangeStorageState")
+@Suite("InterchangeStorageState", .ownThreads)
 struct InterchangeStorageStateTests {
     @Test func importReadsPlaywrightsFields() throws {
         let dir = try InterchangeTemporaryDirectory()

@@ -3,7 +3,7 @@ import Testing
 
 @testable import WebsiteData
 
-@Suite struct WebStorageApplicationCacheTests {
+@Suite(.ownThreads) struct WebStorageApplicationCacheTests {
     let dir = TemporaryDirectory()
     let manifestURL = URL(string: "https://www.example.com/app.appcache")!
 

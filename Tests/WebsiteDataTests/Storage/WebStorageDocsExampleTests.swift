@@ -4,7 +4,7 @@ import Testing
 @testable import WebsiteData
 
 /// The example at the top of Docs/storage.md, run as written.
-@Suite struct WebStorageDocsExampleTests {
+@Suite(.ownThreads) struct WebStorageDocsExampleTests {
     let dir = TemporaryDirectory()
 
     @Test func theDocumentedExampleRuns() async throws {

@@ -11,7 +11,7 @@ enum WebStorageOrigins {
     static let other = SecurityOrigin(string: "https://other.org")!
 }
 
-@Suite struct WebStorageSecurityOriginTests {
+@Suite(.ownThreads) struct WebStorageSecurityOriginTests {
     @Test func serializesSchemeHostAndNonDefaultPort() throws {
         #expect(
             SecurityOrigin(url: URL(string: "HTTPS://WWW.Example.COM:443/a/b?c#d")!)?.description
@@ -48,7 +48,7 @@ enum WebStorageOrigins {
     }
 }
 
-@Suite struct WebStorageLocalStorageTests {
+@Suite(.ownThreads) struct WebStorageLocalStorageTests {
     let dir = TemporaryDirectory()
     let origin = WebStorageOrigins.example
 

@@ -4,7 +4,7 @@ import Testing
 @testable import WebsiteData
 
 /// Records and removal across localStorage, sessionStorage, WebSQL and application caches.
-@Suite struct WebStorageRecordsTests {
+@Suite(.ownThreads) struct WebStorageRecordsTests {
     let dir = TemporaryDirectory()
     let types: Set<WebsiteDataType> = [.localStorage, .sessionStorage, .webSQLDatabases, .offlineWebApplicationCache]
 

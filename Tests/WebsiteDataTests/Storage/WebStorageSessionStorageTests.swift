@@ -3,7 +3,7 @@ import Testing
 
 @testable import WebsiteData
 
-@Suite struct WebStorageSessionStorageTests {
+@Suite(.ownThreads) struct WebStorageSessionStorageTests {
     let dir = TemporaryDirectory()
     let origin = WebStorageOrigins.example
     let other = WebStorageOrigins.other

@@ -3,7 +3,7 @@ import Testing
 
 @testable import WebsiteData
 
-@Suite struct WebStorageWebSQLTests {
+@Suite(.ownThreads) struct WebStorageWebSQLTests {
     let dir = TemporaryDirectory()
     let origin = WebStorageOrigins.example
 

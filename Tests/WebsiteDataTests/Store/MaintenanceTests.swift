@@ -3,7 +3,7 @@ import Testing
 
 @testable import WebsiteData
 
-@Suite struct MaintenanceTests {
+@Suite(.ownThreads) struct MaintenanceTests {
     let dir = TemporaryDirectory()
 
     @Test func backupOfALiveStoreOpensAndPassesIntegrityCheck() throws {

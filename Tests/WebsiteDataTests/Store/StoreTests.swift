@@ -4,7 +4,7 @@ import Testing
 
 @testable import WebsiteData
 
-@Suite struct StoreTests {
+@Suite(.ownThreads) struct StoreTests {
     let dir = TemporaryDirectory()
 
     // MARK: Persistence

@@ -3,7 +3,7 @@ import Testing
 @testable import WebsiteData
 
 /// The JSON string escaper the storage-state writer, IndexedDB values and the command line share.
-@Suite struct JSONStringTests {
+@Suite(.ownThreads) struct JSONStringTests {
     @Test func asJSONStringifyWritesThem() {
         #expect(JSONString.quoted("plain") == #""plain""#)
         #expect(JSONString.quoted("a\"b\\c") == #""a\"b\\c""#)

@@ -6,7 +6,7 @@ import Testing
 /// Document-start cookie scripts in a real headless Chromium, against pages served by a loopback
 /// server: what page script sees is what the store says it may see, and `document.cookie` writes
 /// reported through the message handler reach the store.
-@Suite("DocumentStartScriptBrowser", .serialized)
+@Suite("DocumentStartScriptBrowser", .serialized, .ownThreads)
 struct DocumentStartScriptBrowserTests {
     /// One kind of cookie and whether page script at the test page must see it.
     struct Shape {

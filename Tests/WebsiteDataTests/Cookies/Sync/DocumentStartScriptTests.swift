@@ -5,7 +5,7 @@ import Testing
 
 /// Document-start cookie scripts without a browser: escaping (checked by node's parser and by
 /// running the scripts in node), the inline tag, handler names, skipped cookies, and reports.
-@Suite("DocumentStartScript")
+@Suite("DocumentStartScript", .ownThreads)
 struct DocumentStartScriptTests {
     static let page = URL(string: "http://www.example.test/a/b/page")!
 

@@ -3,7 +3,7 @@ import Testing
 
 @testable import WebsiteData
 
-@Suite struct IndexedDBKeyEncodingTests {
+@Suite(.ownThreads) struct IndexedDBKeyEncodingTests {
     // MARK: The specification's order
 
     @Test func typesSortNumberDateStringBinaryArray() throws {

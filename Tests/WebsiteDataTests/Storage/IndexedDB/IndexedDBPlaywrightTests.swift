@@ -3,7 +3,7 @@ import Testing
 
 @testable import WebsiteData
 
-@Suite struct IndexedDBPlaywrightTests {
+@Suite(.ownThreads) struct IndexedDBPlaywrightTests {
     let origin = idbOrigin("https://shop.example.com")
 
     /// A database with every kind of key and value the format holds.

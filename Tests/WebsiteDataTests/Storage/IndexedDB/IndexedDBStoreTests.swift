@@ -3,7 +3,7 @@ import Testing
 
 @testable import WebsiteData
 
-@Suite struct IndexedDBStoreTests {
+@Suite(.ownThreads) struct IndexedDBStoreTests {
     let origin = idbOrigin("https://app.example.com")
 
     // MARK: Key generator
