@@ -7,9 +7,10 @@ import WebsiteDataHTTP
 /// is what the cookie work (a `Cookie` header per request, the store's lookups) costs.
 enum HTTPBench {
     /// The loopback server: one Python thread answering every request of every keep-alive
-    /// connection from a `selectors` loop with the same small response. A server with a thread
-    /// per connection (`http.server` with `ThreadingMixIn`) made the rates swing by 15% from pass
-    /// to pass (its threads contending for Python's lock); this one holds them within a few percent.
+    /// connection from a `selectors` loop with the same small response. Not a thread per
+    /// connection (`http.server` with `ThreadingMixIn`): its threads contend for Python's lock,
+    /// and the rates then swing by about 15% from pass to pass; one thread holds them within a
+    /// few percent.
     static let server = #"""
         import os, selectors, socket, sys, threading
         RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: no-store\r\n\r\nok"

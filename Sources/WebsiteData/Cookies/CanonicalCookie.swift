@@ -14,7 +14,7 @@ enum CanonicalCookie {
     /// The request URL facts canonicalisation needs, computed once per response.
     ///
     /// The URL itself is not kept: `URL` is a type whose layout only Foundation knows, and every
-    /// copy and destruction of a value holding one went through Foundation's value witnesses,
+    /// copy and destruction of a value holding one goes through Foundation's value witnesses,
     /// a tenth of a lookup's instructions. Callers pass the URL beside these facts.
     struct RequestFacts {
         let host: String

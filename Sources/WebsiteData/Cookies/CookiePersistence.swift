@@ -60,8 +60,8 @@ enum CookiePersistence {
     ///
     /// The logged changes are read first, by site: each site's are applied to its rows as the
     /// table is read, and the site is built once, from the result (`SiteCookies` shares the
-    /// storage of equal domains and paths). Applied to the built jar instead, a log a third of
-    /// the table's size made opening about 45% slower.
+    /// storage of equal domains and paths), rather than built from the table and then changed
+    /// cookie by cookie.
     ///
     /// Rows of the table are keyed by site first, and a row's site is the display name of its
     /// domain, which comes from libpsl's public suffix list: a newer list can move a domain to
@@ -136,8 +136,8 @@ enum CookiePersistence {
     /// folded less often, each time with more entries: the table's pages are rewritten about
     /// once per table's worth of changes, and a store that grows is folded at sizes that double.
     /// The log a reader replays at open stays under the table's size (beyond the minimum);
-    /// `loadAll` applies it site by site as it reads the table. (With a quarter of the table,
-    /// ingesting 100,000 cookies took three folds instead of two, about 10% longer.)
+    /// `loadAll` applies it site by site as it reads the table. (A smaller threshold, such as a
+    /// quarter of the table, folds more often: three folds instead of two for 100,000 cookies.)
     static func foldThreshold(_ db: DatabaseConnection) throws -> Int64 {
         max(StoreTuning.cookieLogFoldEntries, try SettingsTable.number(foldThresholdKey, db))
     }

@@ -26,7 +26,7 @@ public struct CookieRequestContext: Sendable, Hashable {
     ) {
         self.topLevelSite = topLevelSite
         // Most methods come in upper case: no new string then ("GET" compared first, as one
-        // word: stepping its bytes cost more than the rest of making the context).
+        // word: stepping its bytes costs more than the rest of making the context).
         self.method =
             method == "GET" || !method.utf8.contains(where: { $0 >= UInt8(ascii: "a") && $0 <= UInt8(ascii: "z") })
             ? method : method.uppercased()
@@ -48,8 +48,8 @@ public struct CookieRequestContext: Sendable, Hashable {
 
     /// Whether the method is safe (RFC 9110 9.2.1), which Lax cookies need on cross-site navigations.
     var isSafeMethod: Bool {
-        // A switch, not `contains` on an array literal, which built the array at each call (a
-        // lookup asks once per Lax cookie on a cross-site navigation).
+        // A switch, not `contains` on an array literal, which would build the array at each call
+        // (a lookup asks once per Lax cookie on a cross-site navigation).
         switch method {
         case "GET", "HEAD", "OPTIONS", "TRACE": true
         default: false

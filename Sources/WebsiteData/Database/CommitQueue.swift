@@ -8,10 +8,10 @@ import Synchronization
 /// Writers that announce themselves (`begin()` on entering a write call, `end()` on leaving it)
 /// let the leader gather: before it takes the queue, it waits, for at most `gatherLimit`, until
 /// at least half of the announced writers have queued their writes; the others prepare theirs
-/// while this batch commits (waiting for all of them left a core idle during each commit,
-/// measured slower). Without gathering, the writer that queues first after a commit leads the
-/// next one alone while the others are still waking, and commits hold one or two writes each
-/// (measured: 1.5 writes per commit with eight threads on two cores, 4.5 with gathering). A lone
+/// while this batch commits (waiting for all of them would leave a core idle during each
+/// commit). Without gathering, the writer that queues first after a commit leads the next one
+/// alone while the others are still waking, and commits hold one or two writes each (with eight
+/// threads on two cores, about 1.5 writes per commit without gathering and 4.5 with it). A lone
 /// writer never waits: nobody else is preparing.
 final class CommitQueue: @unchecked Sendable {
     // All stored properties are read and written only while `mutex` is locked (`committed`,
@@ -111,10 +111,10 @@ final class CommitQueue: @unchecked Sendable {
     ///
     /// A waiter waits on a parker of its own and is woken once: when its write is committed
     /// (the parker carries its error, so it returns without taking the queue's mutex again), or
-    /// to lead the next commit. The leader wakes them after releasing the mutex. A condition
-    /// shared by all waiters, signalled under the mutex, woke every waiter after each commit;
-    /// those whose writes were still queued went back to sleep, and the woken ones queued for
-    /// the mutex the leader still held.
+    /// to lead the next commit. The leader wakes them after releasing the mutex. Not a condition
+    /// shared by all waiters: signalled under the mutex, it would wake every waiter after each
+    /// commit, those whose writes are still queued only to sleep again, and the woken would queue
+    /// for the mutex the leader still holds.
     private func waitUntilCommitted(through ticket: UInt64, gather: Bool, errorOf own: UInt64?, commit: Committer)
         -> Error?
     {
@@ -210,12 +210,10 @@ final class CommitQueue: @unchecked Sendable {
 /// `error` are set under the queue's mutex before `unpark()` and read after `park()` returns.
 ///
 /// A commit of a group takes about 100 µs, and a waiter's write is most often committed within
-/// one or two: sleeping at once cost each write a futex sleep and wake-up (a context switch of
-/// about 13 µs each way on the machine measured, plus the wake-up's preemption of the leader).
+/// one or two: sleeping at once would cost each write a futex sleep and wake-up (a context
+/// switch each way, plus the wake-up's preemption of the leader), longer than the wait itself.
 /// Yielding while it spins, a waiter leaves the core to the leader and to writers still
-/// preparing. With eight threads ingesting on two cores, a 100,000-header round took 0.82 to
-/// 0.95 s with a 100 µs spin, 0.96 to 1.27 s without; two threads went from 4.09x the bench's
-/// SQLite floor to 2.49x and 2.95x. The spin costs CPU only while a write is waiting.
+/// preparing. The spin costs CPU only while a write is waiting.
 private final class Parker {
     let ticket: UInt64
     let errorOf: UInt64?

@@ -197,8 +197,8 @@ final class StoreDatabase: Sendable {
         // Whether the log was read within the recheck interval.
         let recent = watch.valid && now &- watch.checkedAt < Self.changeLogRecheckInterval
         // The common case, without the lock: the counter has not moved since the last check. The
-        // reader and the counter are not bound for it: each binding was a retain and a release
-        // (atomic writes), most of what a lookup spent here.
+        // reader and the counter are not bound for it: each binding would be a retain and a
+        // release (atomic writes), more than the rest of this check.
         if reader != nil && recent && changeCounter?.value == watch.shared { return nil }
         guard let reader else { return nil }
         var next: ChangeWatch?

@@ -41,8 +41,8 @@ public enum Site {
     }
 
     /// Display names already worked out, by host. Every cookie written or sent needs its site,
-    /// several times; a lookup here costs a tenth of asking libpsl again (measured:
-    /// 0.78 µs for libpsl). Emptied when it reaches `displayNameCacheLimit` hosts.
+    /// several times; a lookup here costs about a tenth of asking libpsl again (about 0.8 µs).
+    /// Emptied when it reaches `displayNameCacheLimit` hosts.
     private static let displayNames = ReadMostlyLocked<[String: String]>([:])
     private static let displayNameCacheLimit = 50_000
 
@@ -93,7 +93,7 @@ public enum Site {
     /// pass over the bytes of the URL's string. `nil` unless the URL has no base and its string
     /// is `scheme://authority…` with a host of ASCII bytes and no escapes; callers then ask `URL`.
     ///
-    /// Asking `URL` for its host, scheme and path made a new string from each, a fifth of a
+    /// Asking `URL` for its host, scheme and path makes a new string from each, a fifth of a
     /// cookie lookup's instructions. The URL's string is the one its parser checked (and
     /// escaped where needed), so its parts are where RFC 3986 puts them: the scheme up to the
     /// first `:`; after `//`, the authority up to the first `/`, `?` or `#`; in it, the host
@@ -188,8 +188,8 @@ public enum Site {
     }
 
     /// What one pass over a host's bytes says: it has escapes, it is an IPv6 literal in
-    /// brackets, it has upper-case or non-ASCII bytes. (A closure over `utf8` was not
-    /// specialised: a tenth of a cookie lookup went to stepping its indices.)
+    /// brackets, it has upper-case or non-ASCII bytes. (Over the string's own storage: a closure
+    /// over `utf8` is not specialised, and stepping its indices costs a tenth of a cookie lookup.)
     private static func byteFacts(_ host: String) -> (escaped: Bool, bracketed: Bool, needsLowering: Bool) {
         var host = host
         return host.withUTF8 { bytes in
@@ -223,7 +223,7 @@ public enum Site {
     }
 
     /// `isIPAddress(_:)` on a host's bytes (the string's own storage: stepping `utf8` through
-    /// a closure was not specialised, on every request's secure-origin test).
+    /// a closure is not specialised, and this runs on every request's secure-origin test).
     static func isIPAddress(_ host: UnsafeBufferPointer<UInt8>) -> Bool {
         // IPv6 literal; DNS names never contain ':'.
         if host.contains(UInt8(ascii: ":")) { return true }

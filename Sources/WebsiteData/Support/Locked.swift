@@ -8,11 +8,11 @@
 
 /// A value behind a pthread mutex: the lock wkstore's shared state uses.
 ///
-/// Chosen over `Synchronization.Mutex` for two measured reasons. On Linux, `Mutex` spins before
-/// it sleeps: with eight threads writing cookies on two cores, a third of the process's time went
-/// to that spinning (`wkstore-bench ingest`). A pthread mutex sleeps at once and hands the core
-/// to the thread holding the lock. And ThreadSanitizer sees pthread mutexes, so its reports
-/// about code using this lock are real (it cannot see `Mutex` on Linux).
+/// Chosen over `Synchronization.Mutex` for two reasons. On Linux, `Mutex` spins before it
+/// sleeps: with more writing threads than cores (eight threads writing cookies on two cores),
+/// the spinning takes the cores the thread holding the lock needs. A pthread mutex sleeps at
+/// once and hands the core to the thread holding the lock. And ThreadSanitizer sees pthread
+/// mutexes, so its reports about code using this lock are real (it cannot see `Mutex` on Linux).
 ///
 /// The value is kept behind a pointer, not in a stored property: the lock already makes each
 /// access exclusive, and an `inout` access to a class's stored property is checked at run time
@@ -25,8 +25,8 @@ package final class Locked<Value>: @unchecked Sendable {
     ///
     /// - Parameter adaptive: spin briefly before sleeping (glibc's adaptive mutex), for a lock
     ///   held for a few microseconds by threads of a small pool: the cookie store's, taken by
-    ///   every request of `HTTPClient`'s tasks, where sleeping at once cost a context switch
-    ///   (about ten times the lookup on the machine measured) for a wait shorter than the switch.
+    ///   every request of `HTTPClient`'s tasks, where sleeping at once costs a context switch
+    ///   (about ten times a lookup) for a wait shorter than the switch.
     package init(_ value: sending Value, adaptive: Bool = false) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())

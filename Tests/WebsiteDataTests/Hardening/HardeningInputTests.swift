@@ -378,8 +378,9 @@ import Testing
 
     // MARK: - Cookie domains no URL can have
 
-    /// Found by the netscape fuzz target: `.#example.com` was imported (as a domain cookie of
-    /// `#example.com`, which no request can match), then left out of exports.
+    /// A cookie domain that cannot be a host (`.#example.com`: a domain cookie of `#example.com`,
+    /// which no request can match and no export would write) is refused, by imports and by
+    /// `Set-Cookie` alike (the netscape fuzz target's input is in `fuzz-regressions/netscape/`).
     @Test func cookieDomainsThatCannotBeHostsAreRefusedByImportsAndSetCookie() async throws {
         let store = try WebsiteDataStore(directory: dir.path("store"))
         let cookies = store.httpCookieStore
