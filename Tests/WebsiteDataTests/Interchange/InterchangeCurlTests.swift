@@ -33,7 +33,7 @@ struct InterchangeCurlTests {
             def log_message(self, *args):
                 pass
         server = http.server.HTTPServer(("127.0.0.1", 0), Handler)
-        server.timeout = 30
+        server.timeout = 300
         print(server.server_address[1], flush=True)
         for _ in range(2):
             server.handle_request()

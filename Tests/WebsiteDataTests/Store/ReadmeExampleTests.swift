@@ -6,7 +6,7 @@ import Testing
 /// The library example of README.md, run as written, and kept word for word: the README's
 /// ```swift block, after its `import WebsiteData` line, is the section of this file between the
 /// `// --- README.md ---` and `// --- end ---` markers.
-@Suite struct ReadmeExampleTests {
+@Suite(.ownThreads) struct ReadmeExampleTests {
     let dir = TemporaryDirectory()
 
     @Test func theReadmeExampleRuns() async throws {
