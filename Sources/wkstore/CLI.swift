@@ -29,7 +29,7 @@ enum CLI {
     /// Runs the tool on `arguments` (without the program name) and returns its exit status.
     static func run(_ arguments: [String]) async -> Int32 {
         do {
-            switch try ArgumentParser(nodes: Commands.all).parse(arguments) {
+            switch try CommandLineParser(nodes: Commands.all).parse(arguments) {
             case .version:
                 print("wkstore \(version)")
             case .help(let words):

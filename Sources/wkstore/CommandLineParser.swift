@@ -134,7 +134,7 @@ enum ParsedCommandLine: Sendable {
 /// A small hand-written parser: global options anywhere, then command words, then the command's
 /// options and positional arguments in any order; `--name=value` and `--name value` both work,
 /// and `--` ends the options.
-struct ArgumentParser: Sendable {
+struct CommandLineParser: Sendable {
     /// The commands the tool knows.
     let nodes: [CommandNode]
 
