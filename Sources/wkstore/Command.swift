@@ -91,6 +91,12 @@ struct CommandGroup {
 
     /// The names of its commands, for messages.
     var commandNames: String { commands.map { $0.path.last! }.joined(separator: ", ") }
+
+    /// The message for a word that names none of its commands, with a suggestion when one is near.
+    func unknownCommand(_ word: String) -> CLIError {
+        let hint = Suggestion.separator(for: word, among: commands.map { $0.path.last! })
+        return .usage("unknown command 'wkstore \(name) \(word)'\(hint)'\(name)' commands: \(commandNames)")
+    }
 }
 
 /// A word after `wkstore`: a command, or a group of them.

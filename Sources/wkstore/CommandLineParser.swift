@@ -11,6 +11,8 @@ struct GlobalOptions: Sendable {
     static let valued: Set<String> = ["store", "identifier"]
     /// Global flags, by name.
     static let flags: Set<String> = ["json", "help", "h", "version"]
+    /// Every global option's name, in the order help lists them, for suggestions.
+    static let names = ["store", "identifier", "json", "help", "version"]
 }
 
 /// What the command line asks for.
@@ -79,8 +81,9 @@ struct CommandLineParser {
                     continue
                 }
                 guard let found else {
+                    let hint = Suggestion.separator(for: name, among: GlobalOptions.names) { "--\($0)" }
                     throw .usage(
-                        "unknown option '\(argument)'; options of a command come after it (see 'wkstore help')")
+                        "unknown option '\(argument)'\(hint)options of a command come after it (see 'wkstore help')")
                 }
                 let fullName = found.spec.fullName
                 guard
@@ -88,8 +91,11 @@ struct CommandLineParser {
                         found.slots[$0].declaration.kind != .argument && found.slots[$0].declaration.isNamed(name)
                     })
                 else {
+                    let names = found.slots.map(\.declaration).filter { $0.kind != .argument }.map(\.name)
+                    let hint = Suggestion.separator(for: name, among: names + GlobalOptions.names) { "--\($0)" }
                     throw .usage(
-                        "unknown option '\(Self.optionName(argument))' for '\(fullName)'; see '\(fullName) --help'")
+                        "unknown option '\(Self.optionName(argument))' for '\(fullName)'\(hint)see '\(fullName) --help'"
+                    )
                 }
                 let declaration = found.slots[slot].declaration
                 if declaration.kind == .flag {
@@ -108,9 +114,7 @@ struct CommandLineParser {
                 positionals.append(argument)
             } else if let current = group {
                 guard let match = current.commands.first(where: { $0.path.last == argument }) else {
-                    throw .usage(
-                        "unknown command 'wkstore \(current.name) \(argument)'; '\(current.name)' commands: \(current.commandNames)"
-                    )
+                    throw current.unknownCommand(argument)
                 }
                 found = Self.instantiate(match)
                 given = Array(repeating: [], count: found?.slots.count ?? 0)
@@ -121,9 +125,7 @@ struct CommandLineParser {
                     given = Array(repeating: [], count: found?.slots.count ?? 0)
                 case .group(let node): group = node
                 case nil:
-                    throw .usage(
-                        "unknown command '\(argument)'; commands: \(nodes.map(\.name).joined(separator: ", ")) (see 'wkstore help')"
-                    )
+                    throw Self.unknownCommand(argument, among: nodes, see: " (see 'wkstore help')")
                 }
             }
         }
@@ -140,6 +142,13 @@ struct CommandLineParser {
             try slot.assign(values, command: fullName)
         }
         return .run(found.command, globals)
+    }
+
+    /// The message for a first word that names no command, with a suggestion when one is near.
+    static func unknownCommand(_ word: String, among nodes: [CommandNode], see: String = "") -> CLIError {
+        let names = nodes.map(\.name)
+        let hint = Suggestion.separator(for: word, among: names)
+        return .usage("unknown command '\(word)'\(hint)commands: \(names.joined(separator: ", "))\(see)")
     }
 
     /// A fresh instance of the command, and its declarations.

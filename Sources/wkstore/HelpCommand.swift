@@ -37,12 +37,11 @@ struct HelpCommand: Command {
         case .group(let group):
             guard words.count > 1 else { return text(for: group) }
             guard let spec = group.commands.first(where: { $0.path.last == words[1] }) else {
-                throw .usage(
-                    "unknown command 'wkstore \(first) \(words[1])'; '\(first)' commands: \(group.commandNames)")
+                throw group.unknownCommand(words[1])
             }
             return text(for: spec)
         case nil:
-            throw .usage("unknown command '\(first)'; commands: \(nodes.map(\.name).joined(separator: ", "))")
+            throw CommandLineParser.unknownCommand(first, among: nodes)
         }
     }
 

@@ -178,4 +178,30 @@ import Testing
         #expect(asValue.stdout == "stored 2 cookies, refused 0\n")
         #expect(try sandbox.succeed(["cookies", "header", "https://example.com/"]).stdout == "-dash=1; --json=2\n")
     }
+
+    @Test func aMistypedCommandOrOptionGetsASuggestion() throws {
+        let sandbox = try Sandbox()
+        let cases: [([String], String)] = [
+            (["recrods"], "unknown command 'recrods'; did you mean 'records'?"),
+            (["cookies", "lsit"], "unknown command 'wkstore cookies lsit'; did you mean 'list'?"),
+            (["help", "cookies", "lsit"], "unknown command 'wkstore cookies lsit'; did you mean 'list'?"),
+            (["records", "--typs", "all"], "unknown option '--typs' for 'wkstore records'; did you mean '--types'?"),
+            (["clear", "--dry", "--types", "all"], "did you mean '--dry-run'?"),
+            (["records", "--jsno"], "did you mean '--json'?"),
+            (["--jsno", "records"], "unknown option '--jsno'; did you mean '--json'?"),
+        ]
+        for (arguments, message) in cases {
+            let result = try sandbox.run(arguments)
+            #expect(result.status == 2, "wkstore \(arguments) exited \(result.status): \(result.stderr)")
+            #expect(result.isOneLineMessage, "wkstore \(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "wkstore \(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+        // Nothing near, or several commands begin with it: no suggestion.
+        for arguments in [["frobnicate"], ["records", "--frob"], ["co"]] {
+            let result = try sandbox.run(arguments)
+            #expect(result.status == 2)
+            #expect(!result.stderr.contains("did you mean"), "wkstore \(arguments): \(result.stderr)")
+        }
+    }
 }
