@@ -56,7 +56,10 @@ struct CommandLineParser {
                 onlyPositionals = true
                 continue
             }
-            if !onlyPositionals && argument.hasPrefix("-") && argument != "-" {
+            // After the command, `-5` is a value (`config set cookies.max-total -5`), not an option:
+            // no option is named by digits.
+            let isNegativeNumber = found != nil && Self.isNegativeNumber(argument)
+            if !onlyPositionals && argument.hasPrefix("-") && argument != "-" && !isNegativeNumber {
                 let (name, inline) = Self.split(argument)
                 func takeValue() throws(CLIError) -> String {
                     if let inline { return inline }
@@ -210,6 +213,14 @@ struct CommandLineParser {
             group = found
         }
         return words
+    }
+
+    /// Whether `argument` is a negative number (`-5`, `-1.5`): a minus sign, a digit, and a
+    /// number in all.
+    static func isNegativeNumber(_ argument: String) -> Bool {
+        let digits = argument.dropFirst()
+        return argument.hasPrefix("-") && digits.first?.isASCII == true && digits.first?.isNumber == true
+            && Double(digits) != nil
     }
 
     /// `--types=cookies` → (`types`, `cookies`); `-h` → (`h`, nil).

@@ -204,4 +204,22 @@ import Testing
             #expect(!result.stderr.contains("did you mean"), "wkstore \(arguments): \(result.stderr)")
         }
     }
+
+    @Test func aNegativeNumberAfterTheCommandIsAValueNotAnOption() throws {
+        let sandbox = try Sandbox()
+        let setting = try sandbox.runInStore(["config", "set", "cookies.max-total", "-5"])
+        #expect(setting.status == 2)
+        #expect(setting.isOneLineMessage, "\(setting.stderr)")
+        #expect(setting.stderr.contains("invalid value for cookies.max-total"), "\(setting.stderr)")
+        #expect(!setting.stderr.contains("unknown option"))
+        let redirects = try sandbox.runInStore(["fetch", "http://127.0.0.1:1/", "--max-redirects", "-1"])
+        #expect(redirects.status == 2)
+        #expect(redirects.stderr.contains("invalid --max-redirects '-1'"), "\(redirects.stderr)")
+        try sandbox.succeed(["storage", "set", "--origin", "https://app.example.com", "offset", "-1.5"])
+        #expect(
+            try sandbox.succeed(["storage", "get", "--origin", "https://app.example.com", "offset"]).stdout == "-1.5\n")
+        // Before the command it is still an option, and a word that is not a number still is one too.
+        #expect(try sandbox.run(["-5", "records"]).stderr.contains("unknown option '-5'"))
+        #expect(try sandbox.runInStore(["config", "set", "cookies.max-total", "-x"]).stderr.contains("unknown option"))
+    }
 }
