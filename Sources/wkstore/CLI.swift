@@ -3,21 +3,23 @@ import Foundation
 /// The commands the tool knows, in the order help lists them.
 enum Commands {
     /// Every command and group.
-    static let all: [CommandNode] = [
-        .command(RecordsCommand.spec),
-        .command(ClearCommand.spec),
-        .command(FetchCommand.spec),
-        .group(CookiesCommands.group),
-        .command(InterchangeCommands.importSpec),
-        .command(InterchangeCommands.exportSpec),
-        .group(CacheCommands.group),
-        .group(StorageCommands.group),
-        .group(IndexedDBCommands.group),
-        .group(ConfigCommands.group),
-        .group(StoresCommands.group),
-        .command(DemoCommand.spec),
-        .command(HelpCommand.spec),
-    ]
+    static var all: [CommandNode] {
+        [
+            .command(CommandSpec(RecordsCommand.self)),
+            .command(CommandSpec(ClearCommand.self)),
+            .command(CommandSpec(FetchCommand.self)),
+            .group(CookiesCommands.group),
+            .command(CommandSpec(InterchangeCommands.ImportCommand.self)),
+            .command(CommandSpec(InterchangeCommands.ExportCommand.self)),
+            .group(CacheCommands.group),
+            .group(StorageCommands.group),
+            .group(IndexedDBCommands.group),
+            .group(ConfigCommands.group),
+            .group(StoresCommands.group),
+            .command(CommandSpec(DemoCommand.self)),
+            .command(CommandSpec(HelpCommand.self)),
+        ]
+    }
 }
 
 /// The tool's entry point: parses the command line, runs the command, and turns every error
@@ -29,13 +31,13 @@ enum CLI {
     /// Runs the tool on `arguments` (without the program name) and returns its exit status.
     static func run(_ arguments: [String]) async -> Int32 {
         do {
-            switch try ArgumentParser(nodes: Commands.all).parse(arguments) {
+            switch try CommandLineParser(nodes: Commands.all).parse(arguments) {
             case .version:
                 print("wkstore \(version)")
             case .help(let words):
                 print(try HelpCommand.text(for: words))
-            case .run(let command, let parsed, let globals):
-                try await command.run(Invocation(command: command, arguments: parsed, globals: globals))
+            case .run(let command, let globals):
+                try await command.run(Invocation(command: type(of: command).configuration, globals: globals))
             }
             return ExitStatus.success
         } catch {

@@ -11,6 +11,13 @@ struct CLIError: Error, Sendable {
     static func usage(_ message: String) -> CLIError { CLIError(status: ExitStatus.usage, message: message) }
     /// A failure (exit 1): the command was well formed but did not succeed.
     static func failure(_ message: String?) -> CLIError { CLIError(status: ExitStatus.failure, message: message) }
+
+    /// The error as the entry point would report it: the same exit status and message, so that
+    /// a conversion in an option's declaration fails as the command itself would have.
+    static func reporting(_ error: any Error) -> CLIError {
+        let (status, message) = ExitStatus.report(error)
+        return CLIError(status: status, message: message)
+    }
 }
 
 /// The exit statuses of the tool.

@@ -4,82 +4,103 @@ import WebsiteData
 /// `wkstore cache …`: what the store's HTTP cache holds, and why an entry is or is not fresh.
 enum CacheCommands {
     /// The group.
-    static let group = CommandGroup(
-        name: "cache", summary: "look into the store's HTTP cache",
-        commands: [list, show, size])
+    static var group: CommandGroup {
+        CommandGroup(
+            name: "cache", summary: "look into the store's HTTP cache",
+            commands: [CommandSpec(ListCommand.self), CommandSpec(ShowCommand.self), CommandSpec(SizeCommand.self)])
+    }
 
     /// `wkstore cache list`.
-    static let list = CommandSpec(
-        path: ["cache", "list"],
-        summary: "list the cached responses: URL, method, status, size, when stored, freshness left",
-        usage: ["cache list [--site SITE]..."],
-        details: """
-            Lists the responses the store's disk cache holds, one a line: URL, method, status, \
-            size (URL, header fields and body, as counted against cache.max-size), when it was \
-            stored or last revalidated, and how long it stays fresh ('fresh for N s') or how long \
-            ago it went stale ('stale by N s'); then, when there is one, the top-level site it was \
-            cached under (when not the URL's own) and the request field values it varies on. \
-            Listing is not a use: no entry moves in the eviction order. With --json, an array of \
-            objects with every field of the entry. 'wkstore cache show URL' explains one entry.
+    struct ListCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["cache", "list"],
+            summary: "list the cached responses: URL, method, status, size, when stored, freshness left",
+            details: """
+                Lists the responses the store's disk cache holds, one a line: URL, method, status, \
+                size (URL, header fields and body, as counted against cache.max-size), when it was \
+                stored or last revalidated, and how long it stays fresh ('fresh for N s') or how long \
+                ago it went stale ('stale by N s'); then, when there is one, the top-level site it was \
+                cached under (when not the URL's own) and the request field values it varies on. \
+                Listing is not a use: no entry moves in the eviction order. With --json, an array of \
+                objects with every field of the entry. 'wkstore cache show URL' explains one entry.
 
-            Example:
-              wkstore cache list --site example.com
-            """,
-        options: [
-            .value("site", "SITE", repeatable: true, "only the entries of this site (display name); may be repeated")
-        ],
-        positionalCount: 0...0, positionalName: "no arguments",
-        run: runList)
+                Example:
+                  wkstore cache list --site example.com
+                """)
+
+        @Option(
+            name: "site", placeholder: "SITE", help: "only the entries of this site (display name); may be repeated",
+            parse: ClearCommand.parseSite)
+        var sites: [String]
+
+        func run(_ invocation: Invocation) async throws {
+            try await CacheCommands.runList(sites: ClearCommand.siteFilter(sites), invocation)
+        }
+    }
 
     /// `wkstore cache show`.
-    static let show = CommandSpec(
-        path: ["cache", "show"],
-        summary: "show a cached response: header fields, age, freshness left, and why",
-        usage: ["cache show URL [--top-level-site URL] [-H 'NAME: VALUE']..."],
-        details: """
-            Looks URL up in the store's disk cache as a GET request would (never asking the \
-            server) and shows the stored response: status, header \
-            fields (with its current Age), body size, its age, how long it stays fresh and why \
-            (max-age, Expires, or the heuristic over Last-Modified), what a request made now \
-            would get (HIT, a revalidation, or STALE), and the validators a revalidation sends. \
-            Exits 1 when nothing is stored for the URL.
+    struct ShowCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["cache", "show"],
+            summary: "show a cached response: header fields, age, freshness left, and why",
+            details: """
+                Looks URL up in the store's disk cache as a GET request would (never asking the \
+                server) and shows the stored response: status, header \
+                fields (with its current Age), body size, its age, how long it stays fresh and why \
+                (max-age, Expires, or the heuristic over Last-Modified), what a request made now \
+                would get (HIT, a revalidation, or STALE), and the validators a revalidation sends. \
+                Exits 1 when nothing is stored for the URL.
 
-            Entries are partitioned by the top-level site of the page that made the request: \
-            give --top-level-site for a subresource cached under another page. A response with \
-            Vary is stored per value of the fields it names: give them with -H. Looking an entry \
-            up is not a use of it: its place in the eviction order does not change.
+                Entries are partitioned by the top-level site of the page that made the request: \
+                give --top-level-site for a subresource cached under another page. A response with \
+                Vary is stored per value of the fields it names: give them with -H. Looking an entry \
+                up is not a use of it: its place in the eviction order does not change.
 
-            Example:
-              wkstore fetch https://www.example.com/app.js --quiet -o /dev/null
-              wkstore cache show https://www.example.com/app.js
-            """,
-        options: [
-            .value("top-level-site", "URL", "the page the response was fetched for (default: URL itself)"),
-            OptionSpec.value(
-                "header", "'NAME: VALUE'", repeatable: true,
-                "a request header field the response varies on; may be repeated"
-            ).alias("H"),
-        ],
-        positionalCount: 1...1, positionalName: "a URL",
-        run: runShow)
+                Example:
+                  wkstore fetch https://www.example.com/app.js --quiet -o /dev/null
+                  wkstore cache show https://www.example.com/app.js
+                """)
+
+        @Argument(
+            placeholder: "URL", help: "a URL",
+            parse: { text throws(CLIError) in try FetchCommand.httpURL(text, "the cached URL") })
+        var url: URL
+        @Option(
+            name: "top-level-site", placeholder: "URL",
+            help: "the page the response was fetched for (default: URL itself)",
+            parse: { text throws(CLIError) in try CookiesCommands.parseURL(text, "--top-level-site") })
+        var topLevelSite: URL?
+        // Converted in `run` by `FetchCommand.headerField`, which names the header field type.
+        @Option(
+            name: "header", alias: "H", placeholder: "'NAME: VALUE'",
+            help: "a request header field the response varies on; may be repeated")
+        var headers: [String]
+
+        func run(_ invocation: Invocation) async throws {
+            try await CacheCommands.runShow(self, invocation)
+        }
+    }
 
     /// `wkstore cache size`.
-    static let size = CommandSpec(
-        path: ["cache", "size"],
-        summary: "show how much the disk and memory caches hold, against their limits",
-        usage: ["cache size"],
-        details: """
-            Prints the bytes the disk cache holds (URLs, header fields and bodies) against its \
-            limit, the setting cache.max-size, and the sites it holds them for; and the limit of \
-            the memory cache, memorycache.max-size, which every process using the store has for \
-            itself (a wkstore command holds none). 'wkstore records --sizes --types diskcache' \
-            shows the sites largest first; 'wkstore config set cache.max-size 1GB' changes the limit.
-            """,
-        options: [], positionalCount: 0...0, positionalName: "no arguments",
-        run: runSize)
+    struct SizeCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["cache", "size"],
+            summary: "show how much the disk and memory caches hold, against their limits",
+            details: """
+                Prints the bytes the disk cache holds (URLs, header fields and bodies) against its \
+                limit, the setting cache.max-size, and the sites it holds them for; and the limit of \
+                the memory cache, memorycache.max-size, which every process using the store has for \
+                itself (a wkstore command holds none). 'wkstore records --sizes --types diskcache' \
+                shows the sites largest first; 'wkstore config set cache.max-size 1GB' changes the limit.
+                """)
 
-    static func runList(_ invocation: Invocation) async throws {
-        let sites = try ClearCommand.siteFilter(invocation.arguments.all("site"))
+        func run(_ invocation: Invocation) async throws {
+            try await CacheCommands.runSize(invocation)
+        }
+    }
+
+    /// Lists the entries of `sites` (of every site when `nil`).
+    static func runList(sites: Set<String>?, _ invocation: Invocation) async throws {
         let store = try invocation.openStore(for: .read)
         let entries = try store.httpCache.entries(sites: sites)
         let now = Date()
@@ -91,13 +112,11 @@ enum CacheCommands {
         }
     }
 
-    static func runShow(_ invocation: Invocation) async throws {
-        let arguments = invocation.arguments
-        let url = try FetchCommand.httpURL(arguments.positionals[0], "the cached URL")
-        let topLevelSite = try arguments.value("top-level-site").map { text throws(CLIError) in
-            try CookiesCommands.parseURL(text, "--top-level-site")
-        }
-        let fields = try arguments.all("header").map(FetchCommand.headerField)
+    /// Shows the entry `cache show` asks for, and why it is or is not fresh.
+    static func runShow(_ command: ShowCommand, _ invocation: Invocation) async throws {
+        let url = command.url
+        let topLevelSite = command.topLevelSite
+        let fields = try command.headers.map(FetchCommand.headerField)
         let request = CacheRequest(url: url, headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
         let store = try invocation.openStore(for: .read)
         // The variant a lookup would choose: the most recently received of those matching.
@@ -118,6 +137,7 @@ enum CacheCommands {
         }
     }
 
+    /// Shows what the caches hold against their limits.
     static func runSize(_ invocation: Invocation) async throws {
         let store = try invocation.openStore(for: .read)
         let settings = try store.settings()

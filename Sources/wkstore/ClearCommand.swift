@@ -2,12 +2,10 @@ import Foundation
 import WebsiteData
 
 /// `wkstore clear`: removes data by type, by modification date and by site.
-enum ClearCommand {
-    /// The command.
-    static let spec = CommandSpec(
+struct ClearCommand: Command {
+    static let configuration = CommandConfiguration(
         path: ["clear"],
         summary: "remove data of some types, modified since a date, of some sites",
-        usage: ["clear --types LIST [--since WHEN] [--site SITE]... [--dry-run]"],
         details: """
             Removes the data of the given types that was modified at or after WHEN (all of it \
             without --since), for the given sites (all sites without --site). --types is required, \
@@ -23,31 +21,25 @@ enum ClearCommand {
             Examples:
               wkstore clear --types cookies,diskcache --since 2h
               wkstore clear --types all --since 2026-11-01 --site example.com --dry-run
-            """,
-        options: [
-            .value("types", "LIST", "types to remove, comma-separated, or all (required)"),
-            .value("since", "WHEN", "only data modified at or after WHEN"),
-            .value("site", "SITE", repeatable: true, "only data of this site (display name); may be repeated"),
-            .flag("dry-run", "print what would be removed and remove nothing"),
-        ],
-        positionalCount: 0...0, positionalName: "no arguments",
-        run: run)
+            """)
 
-    static func run(_ invocation: Invocation) async throws {
-        let arguments = invocation.arguments
-        let types = try WebsiteDataType.parseList(
-            try invocation.required("types", "(a comma-separated list such as cookies,diskcache, or all)"))
-        let now = Date()
-        var since: Date?
-        if let text = arguments.value("since") {
-            guard let date = SinceDate.parse(text, now: now) else {
-                throw CLIError.usage("invalid --since '\(text)': expected \(SinceDate.acceptedForms)")
-            }
-            since = date
-        }
-        let sites = try siteFilter(arguments.all("site"))
-        let dryRun = arguments.has("dry-run")
+    @Option(
+        name: "types", placeholder: "LIST", help: "types to remove, comma-separated, or all (required)",
+        required: "(a comma-separated list such as cookies,diskcache, or all)", parse: ClearCommand.parseTypes)
+    var types: Set<WebsiteDataType>
+    @Option(
+        name: "since", placeholder: "WHEN", help: "only data modified at or after WHEN",
+        parse: ClearCommand.parseSince)
+    var since: Date?
+    @Option(
+        name: "site", placeholder: "SITE", help: "only data of this site (display name); may be repeated",
+        parse: ClearCommand.parseSite)
+    var sites: [String]
+    @Flag(name: "dry-run", help: "print what would be removed and remove nothing")
+    var dryRun: Bool
 
+    func run(_ invocation: Invocation) async throws {
+        let sites = Self.siteFilter(self.sites)
         let store = try invocation.openStore(for: .read)
         let inFuture = since.map { $0 > Date() } ?? false
         let removed =
@@ -72,7 +64,7 @@ enum ClearCommand {
         if inFuture, let since {
             output.line("nothing to remove: --since \(Format.iso8601Seconds(since)) is in the future")
         } else {
-            output.lines(lines(removed, dryRun: dryRun))
+            output.lines(Self.lines(removed, dryRun: dryRun))
         }
     }
 
@@ -84,16 +76,40 @@ enum ClearCommand {
         }
     }
 
-    /// The `--site` values checked as display names (ASCII letters folded to lower case), or `nil` for every site.
+    /// A `--site` value checked as a display name, ASCII letters folded to lower case.
     ///
-    /// - Throws: `StoreError.invalidArgument` for a value that is not a display name (`../x`).
-    static func siteFilter(_ values: [String]) throws -> Set<String>? {
-        guard !values.isEmpty else { return nil }
-        var sites = Set<String>()
-        for value in values {
+    /// - Throws: `CLIError.usage` (from `StoreError.invalidArgument`) for a value that is not a
+    ///   display name (`../x`).
+    static func parseSite(_ value: String) throws(CLIError) -> String {
+        do {
             try Site.validateDisplayName(value)
-            sites.insert(value == Site.localFilesDisplayName ? value : value.lowercased())
+        } catch {
+            throw .reporting(error)
         }
-        return sites
+        return value == Site.localFilesDisplayName ? value : value.lowercased()
+    }
+
+    /// The sites `--site` named, or `nil` for every site.
+    static func siteFilter(_ sites: [String]) -> Set<String>? { sites.isEmpty ? nil : Set(sites) }
+
+    /// A `--types` list.
+    ///
+    /// - Throws: `CLIError.usage` with `WebsiteDataTypeError`'s message for an unknown name.
+    static func parseTypes(_ text: String) throws(CLIError) -> Set<WebsiteDataType> {
+        do {
+            return try WebsiteDataType.parseList(text)
+        } catch {
+            throw .reporting(error)
+        }
+    }
+
+    /// A `--since` date, read against the present moment.
+    ///
+    /// - Throws: `CLIError.usage` naming the forms `SinceDate` accepts.
+    static func parseSince(_ text: String) throws(CLIError) -> Date {
+        guard let date = SinceDate.parse(text, now: Date()) else {
+            throw .usage("invalid --since '\(text)': expected \(SinceDate.acceptedForms)")
+        }
+        return date
     }
 }

@@ -3,9 +3,11 @@ import WebsiteData
 /// `wkstore config …`: the settings kept in a store.
 enum ConfigCommands {
     /// The group.
-    static let group = CommandGroup(
-        name: "config", summary: "read and change the settings kept in a store",
-        commands: [list, get, set])
+    static var group: CommandGroup {
+        CommandGroup(
+            name: "config", summary: "read and change the settings kept in a store",
+            commands: [CommandSpec(ListCommand.self), CommandSpec(GetCommand.self), CommandSpec(SetCommand.self)])
+    }
 
     private static var keyList: String { StoreSetting.all.map(\.key).joined(separator: ", ") }
 
@@ -14,75 +16,92 @@ enum ConfigCommands {
     }
 
     /// `wkstore config list`.
-    static let list = CommandSpec(
-        path: ["config", "list"],
-        summary: "list every setting with its value",
-        usage: ["config list"],
-        details: "Prints each setting, its value, and whether that is the default. The settings:\n\(settingLines)",
-        options: [], positionalCount: 0...0, positionalName: "no arguments",
-        run: runList)
+    struct ListCommand: Command {
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(
+                path: ["config", "list"],
+                summary: "list every setting with its value",
+                details:
+                    "Prints each setting, its value, and whether that is the default. The settings:\n\(settingLines)")
+        }
 
-    /// `wkstore config get`.
-    static let get = CommandSpec(
-        path: ["config", "get"],
-        summary: "print a setting's value",
-        usage: ["config get KEY"],
-        details:
-            "Prints the value of the setting KEY (its default when it was never set). The settings:\n\(settingLines)",
-        options: [], positionalCount: 1...1, positionalName: "a setting key",
-        run: runGet)
-
-    /// `wkstore config set`.
-    static let set = CommandSpec(
-        path: ["config", "set"],
-        summary: "change a setting for every process using the store",
-        usage: ["config set KEY VALUE"],
-        details: """
-            Sets KEY to VALUE in the store; processes holding the store open follow it on their next \
-            lookup. The settings:
-            \(settingLines)
-
-            Example:
-              wkstore config set cookies.max-total 1000000
-            """,
-        options: [], positionalCount: 2...2, positionalName: "a setting key and a value",
-        run: runSet)
-
-    static func runList(_ invocation: Invocation) async throws {
-        let settings = try invocation.openStore(for: .read).settings()
-        let output = invocation.output
-        if output.json {
-            output.write(.array(StoreSetting.all.map { json($0, value: settings[$0] ?? $0.defaultValue) }))
-        } else {
-            output.lines(
-                Format.table(
-                    StoreSetting.all.map { setting in
-                        let value = settings[setting] ?? setting.defaultValue
-                        return [setting.key, value, value == setting.defaultValue ? "(default)" : ""]
-                    }))
+        func run(_ invocation: Invocation) async throws {
+            let settings = try invocation.openStore(for: .read).settings()
+            let output = invocation.output
+            if output.json {
+                output.write(.array(StoreSetting.all.map { json($0, value: settings[$0] ?? $0.defaultValue) }))
+            } else {
+                output.lines(
+                    Format.table(
+                        StoreSetting.all.map { setting in
+                            let value = settings[setting] ?? setting.defaultValue
+                            return [setting.key, value, value == setting.defaultValue ? "(default)" : ""]
+                        }))
+            }
         }
     }
 
-    static func runGet(_ invocation: Invocation) async throws {
-        let setting = try named(invocation.arguments.positionals[0])
-        let value = try invocation.openStore(for: .read).settings()[setting] ?? setting.defaultValue
-        let output = invocation.output
-        if output.json { output.write(json(setting, value: value)) } else { output.line(value) }
+    /// `wkstore config get`.
+    struct GetCommand: Command {
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(
+                path: ["config", "get"],
+                summary: "print a setting's value",
+                details:
+                    "Prints the value of the setting KEY (its default when it was never set). The settings:\n\(settingLines)"
+            )
+        }
+
+        @Argument(placeholder: "KEY", help: "a setting key", parse: ConfigCommands.named)
+        var setting: StoreSetting
+
+        func run(_ invocation: Invocation) async throws {
+            let value = try invocation.openStore(for: .read).settings()[setting] ?? setting.defaultValue
+            let output = invocation.output
+            if output.json { output.write(json(setting, value: value)) } else { output.line(value) }
+        }
     }
 
-    static func runSet(_ invocation: Invocation) async throws {
-        let setting = try named(invocation.arguments.positionals[0])
-        let value = invocation.arguments.positionals[1]
-        // Check the value on a throwaway store in memory first, so a bad value creates no store on disk.
-        try WebsiteDataStore.nonPersistent().set(setting, to: value)
-        let store = try invocation.openStore(for: .write)
-        try store.set(setting, to: value)
-        let stored = try store.settings()[setting] ?? setting.defaultValue
-        let output = invocation.output
-        if output.json { output.write(json(setting, value: stored)) } else { output.line("\(setting.key) = \(stored)") }
+    /// `wkstore config set`.
+    struct SetCommand: Command {
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(
+                path: ["config", "set"],
+                summary: "change a setting for every process using the store",
+                details: """
+                    Sets KEY to VALUE in the store; processes holding the store open follow it on their next \
+                    lookup. The settings:
+                    \(settingLines)
+
+                    Example:
+                      wkstore config set cookies.max-total 1000000
+                    """)
+        }
+
+        @Argument(placeholder: "KEY", help: "a setting key", parse: ConfigCommands.named)
+        var setting: StoreSetting
+        @Argument(placeholder: "VALUE", help: "a value")
+        var value: String
+
+        func run(_ invocation: Invocation) async throws {
+            // Check the value on a throwaway store in memory first, so a bad value creates no store on disk.
+            try WebsiteDataStore.nonPersistent().set(setting, to: value)
+            let store = try invocation.openStore(for: .write)
+            try store.set(setting, to: value)
+            let stored = try store.settings()[setting] ?? setting.defaultValue
+            let output = invocation.output
+            if output.json {
+                output.write(json(setting, value: stored))
+            } else {
+                output.line("\(setting.key) = \(stored)")
+            }
+        }
     }
 
-    private static func named(_ key: String) throws(CLIError) -> StoreSetting {
+    /// The setting `key` names.
+    ///
+    /// - Throws: `CLIError.usage` listing the settings for a key that names none.
+    static func named(_ key: String) throws(CLIError) -> StoreSetting {
         guard let setting = StoreSetting.named(key) else {
             throw .usage("unknown setting '\(key)'; settings: \(keyList)")
         }

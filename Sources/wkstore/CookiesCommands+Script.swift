@@ -5,76 +5,92 @@ import WebsiteData
 /// script, and `document.cookie` writes reported back.
 extension CookiesCommands {
     /// `wkstore cookies script`.
-    static let script = CommandSpec(
-        path: ["cookies", "script"],
-        summary: "print the document-start script that gives page script the store's cookies",
-        usage: ["cookies script URL [--message-handler NAME] [--inline] [--top-level-site URL]"],
-        details: """
-            Prints a JavaScript user script to inject at document start (WKUserScript, Playwright's \
-            addInitScript, CDP's Page.addScriptToEvaluateOnNewDocument) in the page at URL: it sets \
-            document.cookie for every cookie page script may see there (never HttpOnly ones), with \
-            its path, domain, expiry, Secure and SameSite, in Cookie header order, escaped so that \
-            no value can break out of the script. It writes only when the page's host is URL's: \
-            make a new script for every navigation.
+    struct ScriptCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["cookies", "script"],
+            summary: "print the document-start script that gives page script the store's cookies",
+            details: """
+                Prints a JavaScript user script to inject at document start (WKUserScript, Playwright's \
+                addInitScript, CDP's Page.addScriptToEvaluateOnNewDocument) in the page at URL: it sets \
+                document.cookie for every cookie page script may see there (never HttpOnly ones), with \
+                its path, domain, expiry, Secure and SameSite, in Cookie header order, escaped so that \
+                no value can break out of the script. It writes only when the page's host is URL's: \
+                make a new script for every navigation.
 
-            --inline prints it as a <script>…</script> element to put first in the page's <head>. \
-            --message-handler NAME makes the script report every later document.cookie write to \
-            window.webkit.messageHandlers.NAME.postMessage({cookie, url}); feed the reports to \
-            'wkstore cookies ingest-report'. --top-level-site makes the script for a frame of that \
-            page (SameSite applies; the script is then meant for every frame).
+                --inline prints it as a <script>…</script> element to put first in the page's <head>. \
+                --message-handler NAME makes the script report every later document.cookie write to \
+                window.webkit.messageHandlers.NAME.postMessage({cookie, url}); feed the reports to \
+                'wkstore cookies ingest-report'. --top-level-site makes the script for a frame of that \
+                page (SameSite applies; the script is then meant for every frame).
 
-            Cookies document.cookie cannot recreate (a TAB or ';' in them, surrounding spaces, an \
-            __Http- name, …) are left out and named on standard error. --json prints the script \
-            with the cookies it writes and those it leaves out.
+                Cookies document.cookie cannot recreate (a TAB or ';' in them, surrounding spaces, an \
+                __Http- name, …) are left out and named on standard error. --json prints the script \
+                with the cookies it writes and those it leaves out.
 
-            Example:
-              wkstore cookies script https://shop.example.com/cart --message-handler wkstoreCookies > init.js
-            """,
-        options: [
-            .value("message-handler", "NAME", "report page writes of document.cookie to this WebKit message handler"),
-            .flag("inline", "print a <script> element for the page's <head>"),
-            .value("top-level-site", "URL", "the page URL is a frame of (for SameSite)"),
-        ],
-        positionalCount: 1...1, positionalName: "a URL",
-        run: runScript)
+                Example:
+                  wkstore cookies script https://shop.example.com/cart --message-handler wkstoreCookies > init.js
+                """)
+
+        @Argument(
+            placeholder: "URL", help: "a URL", parse: { text throws(CLIError) in try parseURL(text, "the page URL") })
+        var url: URL
+        @Option(
+            name: "message-handler", placeholder: "NAME",
+            help: "report page writes of document.cookie to this WebKit message handler")
+        var messageHandler: String?
+        @Flag(name: "inline", help: "print a <script> element for the page's <head>")
+        var inline: Bool
+        @Option(
+            name: "top-level-site", placeholder: "URL", help: "the page URL is a frame of (for SameSite)",
+            parse: { text throws(CLIError) in try parseURL(text, "--top-level-site") })
+        var topLevelSite: URL?
+
+        func run(_ invocation: Invocation) async throws {
+            try await CookiesCommands.runScript(self, invocation)
+        }
+    }
 
     /// `wkstore cookies ingest-report`.
-    static let ingestReport = CommandSpec(
-        path: ["cookies", "ingest-report"],
-        summary: "store document.cookie writes that a page's script reported",
-        usage: ["cookies ingest-report [FILE | -]"],
-        details: """
-            Reads JSON lines, each a report the script of 'wkstore cookies script \
-            --message-handler' posts: {"cookie": "name=value; path=/", "url": "https://…/page"}, \
-            and stores each cookie as a document.cookie write from that page: a non-HTTP write, \
-            which cannot set or overwrite an HttpOnly cookie. A line may also carry \
-            "frameURL": the URL the browser (not the page) says the report came from; a report \
-            claiming another origin is then refused. Reads standard input without FILE or for -, \
-            one line at a time, so a browser's reports can be piped in as they come. Blank lines \
-            are skipped.
+    struct IngestReportCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["cookies", "ingest-report"],
+            summary: "store document.cookie writes that a page's script reported",
+            usage: ["cookies ingest-report [FILE | -]"],
+            details: """
+                Reads JSON lines, each a report the script of 'wkstore cookies script \
+                --message-handler' posts: {"cookie": "name=value; path=/", "url": "https://…/page"}, \
+                and stores each cookie as a document.cookie write from that page: a non-HTTP write, \
+                which cannot set or overwrite an HttpOnly cookie. A line may also carry \
+                "frameURL": the URL the browser (not the page) says the report came from; a report \
+                claiming another origin is then refused. Reads standard input without FILE or for -, \
+                one line at a time, so a browser's reports can be piped in as they come. Blank lines \
+                are skipped.
 
-            Prints how many reports were read and cookies stored; each refused cookie and each \
-            malformed line (with its number) goes to standard error. Exits 1 when a line was \
-            malformed, or when cookies were refused and none was stored or deleted.
+                Prints how many reports were read and cookies stored; each refused cookie and each \
+                malformed line (with its number) goes to standard error. Exits 1 when a line was \
+                malformed, or when cookies were refused and none was stored or deleted.
 
-            Example:
-              echo '{"cookie":"theme=dark; path=/","url":"https://www.example.com/"}' | wkstore cookies ingest-report
-            """,
-        options: [],
-        positionalCount: 0...1, positionalName: "a file of JSON lines",
-        run: runIngestReport)
+                Example:
+                  echo '{"cookie":"theme=dark; path=/","url":"https://www.example.com/"}' | wkstore cookies ingest-report
+                """)
 
-    static func runScript(_ invocation: Invocation) async throws {
-        let arguments = invocation.arguments
-        let url = try parseURL(arguments.positionals[0], "the page URL")
-        let topLevelSite = try arguments.value("top-level-site").map { text throws(CLIError) in
-            try parseURL(text, "--top-level-site")
+        @Argument(placeholder: "FILE", help: "a file of JSON lines")
+        var file: String?
+
+        func run(_ invocation: Invocation) async throws {
+            try await CookiesCommands.runIngestReport(path: file ?? "-", invocation)
         }
+    }
+
+    /// Prints the script `cookies script` asks for.
+    static func runScript(_ command: ScriptCommand, _ invocation: Invocation) async throws {
+        let url = command.url
+        let topLevelSite = command.topLevelSite
         let context =
             topLevelSite.map { CookieRequestContext(topLevelSite: $0, isNavigation: false) } ?? .topLevelNavigation
         let store = try invocation.openStore(for: .read)
         let script = try store.httpCookieStore.documentCookieScript(
-            for: url, context: context, messageHandler: arguments.value("message-handler"),
+            for: url, context: context, messageHandler: command.messageHandler,
             forMainFrameOnly: topLevelSite == nil)
         for skipped in script.skipped { Output.message(skipped.description) }
         let output = invocation.output
@@ -86,7 +102,7 @@ extension CookiesCommands {
                     ("scriptTag", .string(script.scriptTag)),
                     ("injectionTime", .string(script.userScript.injectionTime.rawValue)),
                     ("forMainFrameOnly", .bool(script.userScript.forMainFrameOnly)),
-                    ("messageHandler", .optional(arguments.value("message-handler"))),
+                    ("messageHandler", .optional(command.messageHandler)),
                     ("cookies", .array(script.cookies.map(DataFormat.json))),
                     (
                         "skipped",
@@ -103,13 +119,13 @@ extension CookiesCommands {
                     ),
                 ]))
         } else {
-            let text = arguments.has("inline") ? script.scriptTag : script.userScript.source
+            let text = command.inline ? script.scriptTag : script.userScript.source
             output.raw(Data((text.hasSuffix("\n") ? text : text + "\n").utf8))
         }
     }
 
-    static func runIngestReport(_ invocation: Invocation) async throws {
-        let path = invocation.arguments.positionals.first ?? "-"
+    /// Stores the reports of the file at `path` (standard input for `-`), one a line.
+    static func runIngestReport(path: String, _ invocation: Invocation) async throws {
         let lines: AnySequence<String>
         if path == "-" {
             lines = AnySequence(AnyIterator { readLine(strippingNewline: true) })

@@ -2,21 +2,17 @@ import Foundation
 import WebsiteData
 
 /// `wkstore demo`: the tool's main job, shown on a throwaway store.
-enum DemoCommand {
-    /// The command.
-    static let spec = CommandSpec(
+struct DemoCommand: Command {
+    static let configuration = CommandConfiguration(
         path: ["demo"],
         summary: "show what the tool does, on a throwaway store in a temporary directory",
-        usage: ["demo"],
         details: """
             Creates a store of its own in a fresh temporary directory (never touching yours), sets \
             cookies from sample Set-Cookie headers (one of them a refused supercookie), prints the \
             Cookie header for a URL and the records, clears cookies set since a moment, prints the \
             records again, and deletes the directory. Each step is printed as the wkstore command \
             that does the same.
-            """,
-        options: [], positionalCount: 0...0, positionalName: "no arguments",
-        run: run)
+            """)
 
     private struct Response {
         let url: URL
@@ -38,11 +34,11 @@ enum DemoCommand {
         ])
     private static let requestURL = URL(string: "https://www.example.com/account/settings")!
 
-    static func run(_ invocation: Invocation) async throws {
+    func run(_ invocation: Invocation) async throws {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("wkstore-demo-\(UUID().uuidString.lowercased())", isDirectory: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let (text, json) = try await demo(in: directory)
+        let (text, json) = try await Self.demo(in: directory)
         try? FileManager.default.removeItem(at: directory)
         let deleted = !FileManager.default.fileExists(atPath: directory.path)
         let output = invocation.output

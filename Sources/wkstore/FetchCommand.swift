@@ -4,9 +4,11 @@ import WebsiteDataHTTP
 
 /// `wkstore fetch`: a curl-like request through `HTTPClient`, with the store's cookies (read and
 /// written on every hop of every redirect) and its HTTP cache.
-enum FetchCommand {
-    /// The command.
-    static let spec = CommandSpec(
+///
+/// Only the URL is converted as the command line is read: the other options are converted by
+/// `Plan`, in the order they always were, so that the same error wins when several are wrong.
+struct FetchCommand: Command {
+    static let configuration = CommandConfiguration(
         path: ["fetch"],
         summary: "fetch a URL as a browser would, with the store's cookies and cache",
         usage: [
@@ -50,49 +52,73 @@ enum FetchCommand {
               wkstore fetch https://www.example.com/session -d 'user=alice&remember=1'
               wkstore fetch https://cdn.example.com/big.iso -o big.iso
               wkstore fetch https://localhost:8443/ --cacert ca.pem --resolve localhost:8443:127.0.0.1
-            """,
-        options: [
-            OptionSpec.value("output", "FILE", "write the body to FILE instead of standard output").alias("o"),
-            OptionSpec.flag("include", "print each hop's status and header fields before the body").alias("i"),
-            OptionSpec.value(
-                "header", "'NAME: VALUE'", repeatable: true,
-                "send this header field (NAME; sends it empty); may be repeated"
-            ).alias("H"),
-            OptionSpec.value("request", "METHOD", "the method (default GET, or POST with -d)").alias("X"),
-            OptionSpec.value(
-                "data", "DATA", repeatable: true,
-                "send DATA as the body; @FILE a file's bytes, @- standard input; may be repeated (joined with &)"
-            ).alias("d"),
-            .value("max-redirects", "N", "follow at most N redirects (default 20; 0 fails on any redirect)"),
-            OptionSpec.value("user-agent", "USER-AGENT", "send this User-Agent").alias("A"),
-            OptionSpec.value(
-                "proxy", "PROXY", "use this proxy URL; '' for none (default: http_proxy, https_proxy, no_proxy)"
-            ).alias("x"),
-            OptionSpec.value("user", "USER:PASSWORD", "HTTP authentication (Basic), sent to the first origin only")
-                .alias("u"),
-            .flag("compressed", "ask for a compressed response and decode it"),
-            .value("cacert", "FILE", "verify servers with the certificate authorities in this PEM file"),
-            OptionSpec.flag("insecure", "do not verify the server's certificate or name").alias("k"),
-            .value(
-                "resolve", "HOST:PORT:ADDRESS", repeatable: true, "connect to ADDRESS for HOST:PORT; may be repeated"),
-            .value("cache-mode", "MODE", "default, no-store, reload, no-cache, force-cache or only-if-cached"),
-            .value("top-level-site", "URL", "the page the request is made from (a subresource request, for SameSite)"),
-            OptionSpec.value("max-time", "SECONDS", "give up after SECONDS, redirects included").alias("m"),
-            .value("connect-timeout", "SECONDS", "give up connecting after SECONDS"),
-            OptionSpec.flag("fail", "exit 1 when the final status is 400 or more (the body is still written)").alias(
-                "f"),
-            OptionSpec.flag("quiet", "no progress line and no summary").alias("s"),
-        ],
-        positionalCount: 1...1, positionalName: "a URL",
-        run: run)
+            """)
 
-    static func run(_ invocation: Invocation) async throws {
-        let arguments = invocation.arguments
-        let plan = try Plan(arguments)
+    @Argument(
+        placeholder: "URL", help: "a URL",
+        parse: { text throws(CLIError) in try FetchCommand.httpURL(text, "the URL to fetch") })
+    var url: URL
+    @Option(name: "output", alias: "o", placeholder: "FILE", help: "write the body to FILE instead of standard output")
+    var output: String?
+    @Flag(name: "include", alias: "i", help: "print each hop's status and header fields before the body")
+    var include: Bool
+    @Option(
+        name: "header", alias: "H", placeholder: "'NAME: VALUE'",
+        help: "send this header field (NAME; sends it empty); may be repeated")
+    var headers: [String]
+    @Option(name: "request", alias: "X", placeholder: "METHOD", help: "the method (default GET, or POST with -d)")
+    var method: String?
+    @Option(
+        name: "data", alias: "d", placeholder: "DATA",
+        help: "send DATA as the body; @FILE a file's bytes, @- standard input; may be repeated (joined with &)")
+    var data: [String]
+    @Option(
+        name: "max-redirects", placeholder: "N",
+        help: "follow at most N redirects (default 20; 0 fails on any redirect)")
+    var maxRedirects: String?
+    @Option(name: "user-agent", alias: "A", placeholder: "USER-AGENT", help: "send this User-Agent")
+    var userAgent: String?
+    @Option(
+        name: "proxy", alias: "x", placeholder: "PROXY",
+        help: "use this proxy URL; '' for none (default: http_proxy, https_proxy, no_proxy)")
+    var proxy: String?
+    @Option(
+        name: "user", alias: "u", placeholder: "USER:PASSWORD",
+        help: "HTTP authentication (Basic), sent to the first origin only")
+    var user: String?
+    @Flag(name: "compressed", help: "ask for a compressed response and decode it")
+    var compressed: Bool
+    @Option(
+        name: "cacert", placeholder: "FILE", help: "verify servers with the certificate authorities in this PEM file")
+    var caCertificates: String?
+    @Flag(name: "insecure", alias: "k", help: "do not verify the server's certificate or name")
+    var insecure: Bool
+    @Option(
+        name: "resolve", placeholder: "HOST:PORT:ADDRESS", help: "connect to ADDRESS for HOST:PORT; may be repeated")
+    var resolve: [String]
+    @Option(
+        name: "cache-mode", placeholder: "MODE",
+        help: "default, no-store, reload, no-cache, force-cache or only-if-cached")
+    var cacheMode: String?
+    @Option(
+        name: "top-level-site", placeholder: "URL",
+        help: "the page the request is made from (a subresource request, for SameSite)")
+    var topLevelSite: String?
+    @Option(name: "max-time", alias: "m", placeholder: "SECONDS", help: "give up after SECONDS, redirects included")
+    var maxTime: String?
+    @Option(name: "connect-timeout", placeholder: "SECONDS", help: "give up connecting after SECONDS")
+    var connectTimeout: String?
+    @Flag(name: "fail", alias: "f", help: "exit 1 when the final status is 400 or more (the body is still written)")
+    var fail: Bool
+    @Flag(name: "quiet", alias: "s", help: "no progress line and no summary")
+    var quiet: Bool
+
+    func run(_ invocation: Invocation) async throws {
+        let plan = try Plan(self)
         let store = try invocation.openStore(for: .write)
         let client = try HTTPClient(store: store, configuration: plan.configuration)
 
-        let progress = FetchProgress(quiet: arguments.has("quiet"))
+        let progress = FetchProgress(quiet: quiet)
         var request = plan.request
         if progress.isEnabled { request.progress = { progress.update($0) } }
         defer { if let spool = plan.spoolFile { try? FileManager.default.removeItem(at: spool) } }
@@ -101,28 +127,28 @@ enum FetchCommand {
             defer { progress.finish() }
             response = try await client.send(request)
         } catch let error as CurlError {
-            throw CLIError.failure("\(request.url.absoluteString): \(error.message)\(hint(for: error))")
+            throw CLIError.failure("\(request.url.absoluteString): \(error.message)\(Self.hint(for: error))")
         } catch let error as HTTPClientError {
             throw CLIError.failure(error.message)
         }
 
-        let bodySize = bodyByteCount(response)
+        let bodySize = Self.bodyByteCount(response)
         if let spool = plan.spoolFile, let target = plan.outputFile, response.bodyFile != nil {
-            try copy(spool, through: target)
+            try Self.copy(spool, through: target)
             response.bodyFile = target
         }
         let output = invocation.output
         if output.json {
-            output.write(json(response, bodySize: bodySize))
+            output.write(Self.json(response, bodySize: bodySize))
         } else {
-            if arguments.has("include") { output.raw(Data(headerText(response).utf8)) }
+            if include { output.raw(Data(Self.headerText(response).utf8)) }
             if response.bodyFile == nil { output.raw(response.body) }
-            if !arguments.has("quiet") {
-                let line = summary(response, bodySize: bodySize)
+            if !quiet {
+                let line = Self.summary(response, bodySize: bodySize)
                 if plan.outputFile != nil { output.line(line) } else { Output.message(line) }
             }
         }
-        if arguments.has("fail") && response.status >= 400 {
+        if fail && response.status >= 400 {
             throw CLIError.failure("\(response.url.absoluteString) answered \(response.status)")
         }
     }
@@ -139,11 +165,11 @@ enum FetchCommand {
         /// through rather than replaced (`/dev/null`, a pipe, a symbolic link).
         var spoolFile: URL?
 
-        init(_ arguments: ParsedArguments) throws {
-            let url = try FetchCommand.httpURL(arguments.positionals[0], "the URL to fetch")
-            var headers = try arguments.all("header").map(FetchCommand.headerField)
+        init(_ command: FetchCommand) throws {
+            let url = command.url
+            var headers = try command.headers.map(FetchCommand.headerField)
             var body: Data?
-            let data = arguments.all("data")
+            let data = command.data
             if !data.isEmpty {
                 var joined = Data()
                 for (offset, value) in data.enumerated() {
@@ -156,22 +182,22 @@ enum FetchCommand {
                 }
             }
             var method = body == nil ? "GET" : "POST"
-            if let given = arguments.value("request") {
+            if let given = command.method {
                 guard FetchCommand.isToken(given) else { throw CLIError.usage("'\(given)' is not an HTTP method") }
                 method = given
             }
-            let topLevelSite = try arguments.value("top-level-site").map { text throws(CLIError) in
+            let topLevelSite = try command.topLevelSite.map { text throws(CLIError) in
                 try CookiesCommands.parseURL(text, "--top-level-site")
             }
             request = HTTPRequest(url: url, method: method, headers: headers, body: body, topLevelSite: topLevelSite)
-            if let text = arguments.value("max-redirects") {
+            if let text = command.maxRedirects {
                 guard let count = Int(text), count >= 0 else {
                     throw CLIError.usage("invalid --max-redirects '\(text)': expected a whole number, 0 or more")
                 }
                 request.maxRedirects = count
             }
-            if let user = arguments.value("user") { request.credentials = HTTPCredentials(user) }
-            if let path = arguments.value("output"), path != "-" {
+            if let user = command.user { request.credentials = HTTPCredentials(user) }
+            if let path = command.output, path != "-" {
                 guard !path.isEmpty else { throw CLIError.usage("-o needs a file name") }
                 let file = URL(fileURLWithPath: path)
                 outputFile = file
@@ -186,20 +212,20 @@ enum FetchCommand {
                     spoolFile = spool
                 }
             }
-            try FetchCommand.applyCacheMode(arguments.value("cache-mode"), to: &request)
+            try FetchCommand.applyCacheMode(command.cacheMode, to: &request)
 
             configuration = HTTPClientConfiguration()
-            configuration.userAgent = arguments.value("user-agent")
-            configuration.proxy = arguments.value("proxy")
-            configuration.acceptsCompressedResponses = arguments.has("compressed")
-            configuration.insecure = arguments.has("insecure")
-            if let path = arguments.value("cacert") {
+            configuration.userAgent = command.userAgent
+            configuration.proxy = command.proxy
+            configuration.acceptsCompressedResponses = command.compressed
+            configuration.insecure = command.insecure
+            if let path = command.caCertificates {
                 guard FileManager.default.isReadableFile(atPath: path) else {
                     throw CLIError.failure("cannot read the --cacert file \(path)")
                 }
                 configuration.caCertificateFile = URL(fileURLWithPath: path)
             }
-            configuration.resolve = try arguments.all("resolve").map { entry throws(CLIError) in
+            configuration.resolve = try command.resolve.map { entry throws(CLIError) in
                 guard FetchCommand.isResolveEntry(entry) else {
                     throw .usage(
                         "invalid --resolve '\(entry)': expected HOST:PORT:ADDRESS, such as www.example.com:443:127.0.0.1"
@@ -207,9 +233,8 @@ enum FetchCommand {
                 }
                 return entry
             }
-            configuration.timeout = try FetchCommand.seconds(arguments.value("max-time"), "--max-time")
-            configuration.connectTimeout = try FetchCommand.seconds(
-                arguments.value("connect-timeout"), "--connect-timeout")
+            configuration.timeout = try FetchCommand.seconds(command.maxTime, "--max-time")
+            configuration.connectTimeout = try FetchCommand.seconds(command.connectTimeout, "--connect-timeout")
         }
     }
 

@@ -1,15 +1,19 @@
 /// `wkstore help` and `--help`: the overview, a group's commands, or a command's usage.
-enum HelpCommand {
-    /// The command.
-    static let spec = CommandSpec(
+struct HelpCommand: Command {
+    static let configuration = CommandConfiguration(
         path: ["help"],
         summary: "show help for the tool or a command",
         usage: ["help [COMMAND [SUBCOMMAND]]"],
-        details: "Shows the overview, or the help of a command. 'wkstore COMMAND --help' does the same.",
-        options: [], positionalCount: 0...2, positionalName: "a command",
-        run: { invocation throws(CLIError) in
-            invocation.output.line(try text(for: invocation.arguments.positionals))
-        })
+        details: "Shows the overview, or the help of a command. 'wkstore COMMAND --help' does the same.")
+
+    @Argument(placeholder: "COMMAND", help: "a command")
+    var command: String?
+    @Argument(placeholder: "SUBCOMMAND", help: "a command of its group")
+    var subcommand: String?
+
+    func run(_ invocation: Invocation) throws(CLIError) {
+        invocation.output.line(try Self.text(for: [command, subcommand].compactMap { $0 }))
+    }
 
     /// The options every command takes, as help shows them.
     static let globalOptions = [
@@ -33,12 +37,11 @@ enum HelpCommand {
         case .group(let group):
             guard words.count > 1 else { return text(for: group) }
             guard let spec = group.commands.first(where: { $0.path.last == words[1] }) else {
-                throw .usage(
-                    "unknown command 'wkstore \(first) \(words[1])'; '\(first)' commands: \(group.commandNames)")
+                throw group.unknownCommand(words[1])
             }
             return text(for: spec)
         case nil:
-            throw .usage("unknown command '\(first)'; commands: \(nodes.map(\.name).joined(separator: ", "))")
+            throw CommandLineParser.unknownCommand(first, among: nodes)
         }
     }
 
@@ -46,9 +49,11 @@ enum HelpCommand {
         var rows: [[String]] = []
         for node in Commands.all {
             switch node {
-            case .command(let spec): rows.append(["  " + spec.path.joined(separator: " "), spec.summary])
+            case .command(let spec): rows.append(["  " + spec.path.joined(separator: " "), spec.configuration.summary])
             case .group(let group):
-                for spec in group.commands { rows.append(["  " + spec.path.joined(separator: " "), spec.summary]) }
+                for spec in group.commands {
+                    rows.append(["  " + spec.path.joined(separator: " "), spec.configuration.summary])
+                }
             }
         }
         return """
@@ -68,7 +73,7 @@ enum HelpCommand {
     }
 
     static func text(for group: CommandGroup) -> String {
-        let rows = group.commands.map { ["  " + $0.path.joined(separator: " "), $0.summary] }
+        let rows = group.commands.map { ["  " + $0.path.joined(separator: " "), $0.configuration.summary] }
         return """
             wkstore \(group.name): \(group.summary)
 
@@ -83,13 +88,16 @@ enum HelpCommand {
     }
 
     static func text(for spec: CommandSpec) -> String {
+        let configuration = spec.configuration
         var lines = [
-            "usage: " + spec.usage.map { "wkstore " + $0 }.joined(separator: "\n       "), "", spec.summary + ".", "",
+            "usage: " + spec.usage.map { "wkstore " + $0 }.joined(separator: "\n       "), "",
+            configuration.summary + ".", "",
         ]
-        lines.append(spec.details)
-        if !spec.options.isEmpty {
+        lines.append(configuration.details)
+        let options = spec.declarations.filter { $0.kind != .argument }
+        if !options.isEmpty {
             lines += ["", "options:"]
-            lines += Format.table(spec.options.map { ["  " + $0.synopsis, $0.help] })
+            lines += Format.table(options.map { ["  " + $0.synopsis, $0.help] })
         }
         lines += ["", "global options:"]
         lines += Format.table(globalOptions.map { ["  " + $0[0], $0[1]] })

@@ -4,60 +4,74 @@ import WebsiteData
 /// `wkstore idb …`: an origin's IndexedDB databases, and their records.
 enum IndexedDBCommands {
     /// The group.
-    static let group = CommandGroup(
-        name: "idb", summary: "list IndexedDB databases and dump their records",
-        commands: [list, dump])
+    static var group: CommandGroup {
+        CommandGroup(
+            name: "idb", summary: "list IndexedDB databases and dump their records",
+            commands: [CommandSpec(ListCommand.self), CommandSpec(DumpCommand.self)])
+    }
 
     /// `wkstore idb list`.
-    static let list = CommandSpec(
-        path: ["idb", "list"],
-        summary: "list IndexedDB databases: name, version, object stores and record counts",
-        usage: ["idb list [--origin ORIGIN]"],
-        details: """
-            Prints each IndexedDB database of ORIGIN (of every origin without --origin): origin, \
-            name, version, size (bytes of its records' keys and values), and its object stores \
-            with their record counts. --json adds each store's key path, key generator and indexes.
+    struct ListCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["idb", "list"],
+            summary: "list IndexedDB databases: name, version, object stores and record counts",
+            details: """
+                Prints each IndexedDB database of ORIGIN (of every origin without --origin): origin, \
+                name, version, size (bytes of its records' keys and values), and its object stores \
+                with their record counts. --json adds each store's key path, key generator and indexes.
 
-            ORIGIN is scheme://host[:port] (https://app.example.com); a page URL is taken as its origin.
-            """,
-        options: [.value("origin", "ORIGIN", "only this origin's databases")],
-        positionalCount: 0...0, positionalName: "no arguments",
-        run: runList)
+                ORIGIN is scheme://host[:port] (https://app.example.com); a page URL is taken as its origin.
+                """)
+
+        @Option(
+            name: "origin", placeholder: "ORIGIN", help: "only this origin's databases",
+            parse: StorageCommands.parseOrigin)
+        var origin: SecurityOrigin?
+
+        func run(_ invocation: Invocation) async throws {
+            try await IndexedDBCommands.runList(origin: origin, invocation)
+        }
+    }
 
     /// `wkstore idb dump`.
-    static let dump = CommandSpec(
-        path: ["idb", "dump"],
-        summary: "print a database's records as JSON lines, in key order",
-        usage: ["idb dump --origin ORIGIN --db NAME [--object-store STORE]"],
-        details: """
-            Prints every record of the database NAME of ORIGIN (of one object store with \
-            --object-store; --store names the website data store, as for every command), one \
-            JSON object a line: {"store": …, "key": …, "value": …}, stores by name and records \
-            in key order (numbers, then dates, strings, binary, arrays), all read in one \
-            transaction, so it is one consistent state. Always JSON lines, --json or not.
+    struct DumpCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["idb", "dump"],
+            summary: "print a database's records as JSON lines, in key order",
+            details: """
+                Prints every record of the database NAME of ORIGIN (of one object store with \
+                --object-store; --store names the website data store, as for every command), one \
+                JSON object a line: {"store": …, "key": …, "value": …}, stores by name and records \
+                in key order (numbers, then dates, strings, binary, arrays), all read in one \
+                transaction, so it is one consistent state. Always JSON lines, --json or not.
 
-            Keys and values are plain JSON where JSON holds them exactly, and tagged objects \
-            where it cannot, as the library's IDBValue Codable form (so a dump reads back with \
-            JSONDecoder): {"$date": "2025-01-01T00:00:00.000Z"}, {"$binary": {"kind": \
-            "Uint8Array", "base64": "…"}}, {"$number": "NaN"}, {"$undefined": true}, \
-            {"$bigint": "…"}, {"$regexp": {…}}, {"$error": {…}}, and {"$object": {…}} around an \
-            object whose only property starts with $. Object properties keep their order.
+                Keys and values are plain JSON where JSON holds them exactly, and tagged objects \
+                where it cannot, as the library's IDBValue Codable form (so a dump reads back with \
+                JSONDecoder): {"$date": "2025-01-01T00:00:00.000Z"}, {"$binary": {"kind": \
+                "Uint8Array", "base64": "…"}}, {"$number": "NaN"}, {"$undefined": true}, \
+                {"$bigint": "…"}, {"$regexp": {…}}, {"$error": {…}}, and {"$object": {…}} around an \
+                object whose only property starts with $. Object properties keep their order.
 
-            Example:
-              wkstore idb dump --origin https://app.example.com --db app --object-store notes | jq .value.title
-            """,
-        options: [
-            .value("origin", "ORIGIN", "the database's origin (required)"),
-            .value("db", "NAME", "the database name (required)"),
-            .value("object-store", "STORE", "only this object store"),
-        ],
-        positionalCount: 0...0, positionalName: "no arguments",
-        run: runDump)
+                Example:
+                  wkstore idb dump --origin https://app.example.com --db app --object-store notes | jq .value.title
+                """)
 
-    static func runList(_ invocation: Invocation) async throws {
-        let origin = try invocation.arguments.value("origin").map { text throws(CLIError) in
-            try StorageCommands.parseOrigin(text)
+        @Option(
+            name: "origin", placeholder: "ORIGIN", help: "the database's origin (required)", required: "",
+            parse: StorageCommands.parseOrigin)
+        var origin: SecurityOrigin
+        @Option(name: "db", placeholder: "NAME", help: "the database name (required)", required: "")
+        var name: String
+        @Option(name: "object-store", placeholder: "STORE", help: "only this object store")
+        var objectStore: String?
+
+        func run(_ invocation: Invocation) async throws {
+            try await IndexedDBCommands.runDump(self, invocation)
         }
+    }
+
+    /// Lists the databases of `origin` (of every origin when `nil`).
+    static func runList(origin: SecurityOrigin?, _ invocation: Invocation) async throws {
         let store = try invocation.openStore(for: .read)
         let infos = try store.indexedDB.databases(origin: origin)
         var described: [(IDBDatabaseInfo, [StoreSummary])] = []
@@ -108,9 +122,10 @@ enum IndexedDBCommands {
         }
     }
 
-    static func runDump(_ invocation: Invocation) async throws {
-        let origin = try StorageCommands.parseOrigin(try invocation.required("origin"))
-        let name = try invocation.required("db")
+    /// Prints the records `idb dump` asks for, as JSON lines.
+    static func runDump(_ command: DumpCommand, _ invocation: Invocation) async throws {
+        let origin = command.origin
+        let name = command.name
         let store = try invocation.openStore(for: .read)
         guard let info = try store.indexedDB.databases(origin: origin).first(where: { $0.name == name }) else {
             throw CLIError.failure("\(origin) has no IndexedDB database named '\(name)'")
@@ -118,7 +133,7 @@ enum IndexedDBCommands {
         let database = try openExisting(info, in: store.indexedDB)
         let names = try database.objectStoreNames()
         var chosen = names
-        if let only = invocation.arguments.value("object-store") {
+        if let only = command.objectStore {
             guard names.contains(only) else {
                 throw CLIError.failure(
                     "the database '\(name)' of \(origin) has no object store '\(only)'; stores: \(names.joined(separator: ", "))"

@@ -5,69 +5,94 @@ import WebsiteData
 /// in and out of the files curl, wget, yt-dlp and Playwright use.
 enum InterchangeCommands {
     /// `wkstore import`.
-    static let importSpec = CommandSpec(
-        path: ["import"],
-        summary: "import a cookies.txt or a Playwright storage state (cookies and web storage) into the store",
-        usage: ["import FILE [--format netscape|storage-state]"],
-        details: """
-            Imports the cookies of FILE (- for standard input): a Netscape cookies.txt as curl \
-            -c, wget and yt-dlp write it, or a Playwright storageState JSON. The format is detected \
-            when --format is not given ('{' first means storage-state). Every cookie meets the rules \
-            a Set-Cookie from its own domain over HTTPS would (no supercookies on public suffixes, \
-            prefixes, sizes, the 400-day cap). \(storageStateImportNote)
+    struct ImportCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["import"],
+            summary: "import a cookies.txt or a Playwright storage state (cookies and web storage) into the store",
+            usage: ["import FILE [--format netscape|storage-state]"],
+            details: """
+                Imports the cookies of FILE (- for standard input): a Netscape cookies.txt as curl \
+                -c, wget and yt-dlp write it, or a Playwright storageState JSON. The format is detected \
+                when --format is not given ('{' first means storage-state). Every cookie meets the rules \
+                a Set-Cookie from its own domain over HTTPS would (no supercookies on public suffixes, \
+                prefixes, sizes, the 400-day cap). \(storageStateImportNote)
 
-            The import is all or nothing: the first malformed line or refused cookie stops it, \
-            exits 1 naming the line ("line 3: cookie 'super' refused: its Domain is a public \
-            suffix"), and leaves the store exactly as it was. An import holds the store's write \
-            lock from start to end, so standard input is first copied to a temporary file.
+                The import is all or nothing: the first malformed line or refused cookie stops it, \
+                exits 1 naming the line ("line 3: cookie 'super' refused: its Domain is a public \
+                suffix"), and leaves the store exactly as it was. An import holds the store's write \
+                lock from start to end, so standard input is first copied to a temporary file.
 
-            Prints what was read and imported; when the store's limits evicted cookies, it names \
-            the settings to raise (cookies.max-total, cookies.max-per-site).
+                Prints what was read and imported; when the store's limits evicted cookies, it names \
+                the settings to raise (cookies.max-total, cookies.max-per-site).
 
-            Examples:
-              wkstore import cookies.txt
-              curl -s -c - https://example.com/ -o /dev/null | wkstore import -
-            """,
-        options: [
-            .value("format", "FORMAT", "netscape or storage-state (default: detected)"),
-            .value(
-                "session-storage", "NAMESPACE",
-                "not available in the command line: sessionStorage lives in the memory of the process using it"),
-        ],
-        positionalCount: 1...1, positionalName: "a file (or - for standard input)",
-        run: runImport)
+                Examples:
+                  wkstore import cookies.txt
+                  curl -s -c - https://example.com/ -o /dev/null | wkstore import -
+                """)
+
+        @Argument(placeholder: "FILE", help: "a file (or - for standard input)")
+        var path: String
+        @Option(
+            name: "format", placeholder: "FORMAT", help: "netscape or storage-state (default: detected)",
+            parse: InterchangeCommands.format)
+        var format: CookieFileFormat?
+        /// Declared only to be refused.
+        private let sessionStorage = sessionStorageOption()
+
+        func run(_ invocation: Invocation) async throws {
+            try await InterchangeCommands.runImport(self, invocation)
+        }
+    }
 
     /// `wkstore export`.
-    static let exportSpec = CommandSpec(
-        path: ["export"],
-        summary: "export cookies (and web storage) as a cookies.txt or a Playwright storage state",
-        usage: ["export [--format netscape|storage-state] [--site SITE]... [--indexeddb] [-o FILE]"],
-        details: """
-            Writes the store's cookies (those of the given sites only, with --site) oldest first, \
-            so that an import keeps their order, to standard output or, with -o, to FILE (made \
-            0600, and replaced only once complete). netscape (the default) is curl's \
-            cookies.txt; storage-state is Playwright's storageState JSON, which also keeps \
-            SameSite and partitioned cookies. \(storageStateExportNote)
+    struct ExportCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["export"],
+            summary: "export cookies (and web storage) as a cookies.txt or a Playwright storage state",
+            usage: ["export [--format netscape|storage-state] [--site SITE]... [--indexeddb] [-o FILE]"],
+            details: """
+                Writes the store's cookies (those of the given sites only, with --site) oldest first, \
+                so that an import keeps their order, to standard output or, with -o, to FILE (made \
+                0600, and replaced only once complete). netscape (the default) is curl's \
+                cookies.txt; storage-state is Playwright's storageState JSON, which also keeps \
+                SameSite and partitioned cookies. \(storageStateExportNote)
 
-            cookies.txt has no place for a partitioned cookie or a tab in a value: such cookies \
-            are left out and named on standard error. With -o, a summary goes to standard output \
-            (--json: as JSON).
+                cookies.txt has no place for a partitioned cookie or a tab in a value: such cookies \
+                are left out and named on standard error. With -o, a summary goes to standard output \
+                (--json: as JSON).
 
-            Examples:
-              wkstore export > cookies.txt && curl -b cookies.txt https://example.com/
-              wkstore export --format storage-state --site example.com -o state.json
-            """,
-        options: [
-            .value("format", "FORMAT", "netscape (default) or storage-state"),
-            .value("site", "SITE", repeatable: true, "only this site's data (display name); may be repeated"),
-            .flag("indexeddb", "storage-state only: include each origin's IndexedDB databases"),
-            .value(
-                "session-storage", "NAMESPACE",
-                "not available in the command line: sessionStorage lives in the memory of the process using it"),
-            OptionSpec.value("output", "FILE", "write to FILE instead of standard output").alias("o"),
-        ],
-        positionalCount: 0...0, positionalName: "no arguments",
-        run: runExport)
+                Examples:
+                  wkstore export > cookies.txt && curl -b cookies.txt https://example.com/
+                  wkstore export --format storage-state --site example.com -o state.json
+                """)
+
+        @Option(
+            name: "format", placeholder: "FORMAT", help: "netscape (default) or storage-state",
+            parse: InterchangeCommands.format)
+        var format: CookieFileFormat?
+        @Option(
+            name: "site", placeholder: "SITE", help: "only this site's data (display name); may be repeated",
+            parse: ClearCommand.parseSite)
+        var sites: [String]
+        @Flag(name: "indexeddb", help: "storage-state only: include each origin's IndexedDB databases")
+        var includeIndexedDB: Bool
+        /// Declared only to be refused.
+        private let sessionStorage = sessionStorageOption()
+        @Option(name: "output", alias: "o", placeholder: "FILE", help: "write to FILE instead of standard output")
+        var output: String?
+
+        func run(_ invocation: Invocation) async throws {
+            try await InterchangeCommands.runExport(self, invocation)
+        }
+    }
+
+    /// `--session-storage`, declared only to be refused, saying why.
+    static func sessionStorageOption() -> Option<String?> {
+        Option(
+            name: "session-storage", placeholder: "NAMESPACE",
+            help: "not available in the command line: sessionStorage lives in the memory of the process using it",
+            refusal: sessionStorageRefusal)
+    }
 
     /// What an import of a storage state takes besides cookies, for the help.
     static let storageStateImportNote = """
@@ -90,10 +115,10 @@ enum InterchangeCommands {
         holding the store open moves it with the library (see Docs/cli.md)
         """
 
-    static func runImport(_ invocation: Invocation) async throws {
-        if invocation.arguments.value("session-storage") != nil { throw CLIError.usage(sessionStorageRefusal) }
-        let format = try formatOption(invocation.arguments.value("format"))
-        let path = invocation.arguments.positionals[0]
+    /// Imports the file `import` names.
+    static func runImport(_ command: ImportCommand, _ invocation: Invocation) async throws {
+        let format = command.format
+        let path = command.path
         let file: URL
         var spooled: URL?
         if path == "-" {
@@ -168,16 +193,15 @@ enum InterchangeCommands {
         return text
     }
 
-    static func runExport(_ invocation: Invocation) async throws {
-        let arguments = invocation.arguments
-        if arguments.value("session-storage") != nil { throw CLIError.usage(sessionStorageRefusal) }
-        let format = try formatOption(arguments.value("format")) ?? .netscape
-        let sites = try ClearCommand.siteFilter(arguments.all("site"))
-        let includeIndexedDB = arguments.has("indexeddb")
+    /// Exports what `export` asks for.
+    static func runExport(_ command: ExportCommand, _ invocation: Invocation) async throws {
+        let format = command.format ?? .netscape
+        let sites = ClearCommand.siteFilter(command.sites)
+        let includeIndexedDB = command.includeIndexedDB
         if includeIndexedDB && format != .storageState {
             throw CLIError.usage("--indexeddb needs --format storage-state")
         }
-        let destination = arguments.value("output").flatMap { $0 == "-" ? nil : $0 }
+        let destination = command.output.flatMap { $0 == "-" ? nil : $0 }
         let output = invocation.output
         if output.json && destination == nil {
             throw CLIError.usage("--json needs -o FILE: without it, standard output carries the exported file")
@@ -268,9 +292,10 @@ enum InterchangeCommands {
             "left out cookie '\(skip.cookie.name)' (\(DataFormat.playwrightDomain(skip.cookie))\(skip.cookie.path)): \(why)"
     }
 
-    /// `--format`, or `nil` when not given.
-    static func formatOption(_ text: String?) throws(CLIError) -> CookieFileFormat? {
-        guard let text else { return nil }
+    /// A `--format` name.
+    ///
+    /// - Throws: `CLIError.usage` listing the formats for a name that is none of them.
+    static func format(_ text: String) throws(CLIError) -> CookieFileFormat {
         guard let format = CookieFileFormat(rawValue: text) else {
             throw .usage(
                 "unknown --format '\(text)'; formats: \(CookieFileFormat.allCases.map(\.rawValue).joined(separator: ", "))"

@@ -1,9 +1,8 @@
 import WebsiteData
 
 /// `wkstore records`: the sites that have data, with their types (and, with `--sizes`, how much).
-enum RecordsCommand {
-    /// The command.
-    static let spec = CommandSpec(
+struct RecordsCommand: Command {
+    static let configuration = CommandConfiguration(
         path: ["records"],
         summary: "list the sites (display names) that have data, with their types",
         usage: ["records [--types LIST] [--sizes]"],
@@ -16,28 +15,26 @@ enum RecordsCommand {
               example.com   12.3 MB  ██████████  cookies, diskcache
               example.org    1.1 MB  █░░░░░░░░░  localstorage
             Sizes are in powers of 1024 (KB, MB, GB), as the size settings read them.
-            """,
-        options: [
-            .value("types", "LIST", "types to list, comma-separated (default: all); see 'wkstore help clear'"),
-            .flag("sizes", "largest sites first, with their sizes and a bar"),
-        ],
-        positionalCount: 0...0, positionalName: "no arguments",
-        run: run)
+            """)
 
-    static func run(_ invocation: Invocation) async throws {
-        let types =
-            try invocation.arguments.value("types").map { text throws(WebsiteDataTypeError) in
-                try WebsiteDataType.parseList(text)
-            } ?? WebsiteDataType.all
+    @Option(
+        name: "types", placeholder: "LIST",
+        help: "types to list, comma-separated (default: all); see 'wkstore help clear'",
+        parse: ClearCommand.parseTypes)
+    var types: Set<WebsiteDataType>?
+    @Flag(name: "sizes", help: "largest sites first, with their sizes and a bar")
+    var bySize: Bool
+
+    func run(_ invocation: Invocation) async throws {
+        let types = self.types ?? WebsiteDataType.all
         let store = try invocation.openStore(for: .read)
         var records = try await store.dataRecords(ofTypes: types)
-        let bySize = invocation.arguments.has("sizes")
-        if bySize { records = largestFirst(records) }
+        if bySize { records = Self.largestFirst(records) }
         let output = invocation.output
         if output.json {
             output.write(.array(records.map { DataFormat.json($0, sizes: true) }))
         } else if bySize {
-            output.lines(sizeLines(records))
+            output.lines(Self.sizeLines(records))
         } else {
             output.lines(DataFormat.lines(records))
         }

@@ -8,9 +8,14 @@ import WebsiteData
 /// ever see an empty one and whatever it set would be gone when it exits.
 enum StorageCommands {
     /// The group.
-    static let group = CommandGroup(
-        name: "storage", summary: "read and change an origin's localStorage",
-        commands: [list, get, set, remove])
+    static var group: CommandGroup {
+        CommandGroup(
+            name: "storage", summary: "read and change an origin's localStorage",
+            commands: [
+                CommandSpec(ListCommand.self), CommandSpec(GetCommand.self), CommandSpec(SetCommand.self),
+                CommandSpec(RemoveCommand.self),
+            ])
+    }
 
     /// Help shared by the commands: origins, and why sessionStorage is not here.
     static let originHelp = """
@@ -24,81 +29,166 @@ enum StorageCommands {
         processes holding the store open.
         """
 
-    static let sessionOption = OptionSpec.value(
-        "session", "NAMESPACE", "not available: sessionStorage lives in the memory of the process using it (see below)")
+    /// `--session`, declared only to be refused, saying why.
+    static func sessionOption() -> Option<String?> {
+        Option(
+            name: "session", placeholder: "NAMESPACE",
+            help: "not available: sessionStorage lives in the memory of the process using it (see below)",
+            refusal: """
+                --session is not available in the command line: sessionStorage lives in the memory of the \
+                process that uses it and ends with it, so a command could only see an empty namespace; \
+                use the library (store.sessionStorage), see 'wkstore storage list --help'
+                """)
+    }
 
     /// `wkstore storage list`.
-    static let list = CommandSpec(
-        path: ["storage", "list"],
-        summary: "list an origin's localStorage items, or the origins that have any",
-        usage: ["storage list [--origin ORIGIN]"],
-        details: """
-            With --origin, prints the origin's items, one a line: key, then value (line breaks, \
-            tabs and other control characters shown escaped as \\n, \\t, \\u0001). Without it, \
-            prints each origin that has localStorage with its item count and bytes (UTF-16 code \
-            units × 2, as the quota counts them).
+    struct ListCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["storage", "list"],
+            summary: "list an origin's localStorage items, or the origins that have any",
+            details: """
+                With --origin, prints the origin's items, one a line: key, then value (line breaks, \
+                tabs and other control characters shown escaped as \\n, \\t, \\u0001). Without it, \
+                prints each origin that has localStorage with its item count and bytes (UTF-16 code \
+                units × 2, as the quota counts them).
 
-            \(originHelp)
-            """,
-        options: [.value("origin", "ORIGIN", "the origin whose items to list"), sessionOption],
-        positionalCount: 0...0, positionalName: "no arguments",
-        run: runList)
+                \(originHelp)
+                """)
+
+        // Read in `run`, after the store is opened, whose errors come first.
+        @Option(name: "origin", placeholder: "ORIGIN", help: "the origin whose items to list")
+        var origin: String?
+        /// Declared only to be refused.
+        private let session = sessionOption()
+
+        func run(_ invocation: Invocation) async throws {
+            try await StorageCommands.runList(origin: origin, invocation)
+        }
+    }
 
     /// `wkstore storage get`.
-    static let get = CommandSpec(
-        path: ["storage", "get"],
-        summary: "print the value of a localStorage key",
-        usage: ["storage get --origin ORIGIN KEY"],
-        details: """
-            Prints the value stored under KEY for ORIGIN, as it is. Exits 1 when the key is not set.
+    struct GetCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["storage", "get"],
+            summary: "print the value of a localStorage key",
+            details: """
+                Prints the value stored under KEY for ORIGIN, as it is. Exits 1 when the key is not set.
 
-            \(originHelp)
-            """,
-        options: [.value("origin", "ORIGIN", "the origin (required)"), sessionOption],
-        positionalCount: 1...1, positionalName: "a key",
-        run: runGet)
+                \(originHelp)
+                """)
+
+        @Option(
+            name: "origin", placeholder: "ORIGIN", help: "the origin (required)", required: "",
+            parse: StorageCommands.parseOrigin)
+        var origin: SecurityOrigin
+        /// Declared only to be refused.
+        private let session = sessionOption()
+        @Argument(placeholder: "KEY", help: "a key")
+        var key: String
+
+        func run(_ invocation: Invocation) async throws {
+            let value = try invocation.openStore(for: .read).localStorage.getItem(key, origin: origin)
+            let output = invocation.output
+            if output.json {
+                output.write(
+                    .object([
+                        ("origin", .string(origin.description)), ("key", .string(key)), ("value", .optional(value)),
+                    ]))
+            } else if let value {
+                output.line(value)
+            }
+            if value == nil { throw CLIError.failure("no key '\(key)' in the localStorage of \(origin)") }
+        }
+    }
 
     /// `wkstore storage set`.
-    static let set = CommandSpec(
-        path: ["storage", "set"],
-        summary: "set a localStorage key to a value",
-        usage: ["storage set --origin ORIGIN KEY VALUE"],
-        details: """
-            Stores VALUE under KEY for ORIGIN, as localStorage.setItem does. A write that would \
-            take the origin past its quota (the setting localstorage.quota, 5 MiB by default) is \
-            refused with exit 1 and changes nothing. Processes holding the store open see the \
-            value at their next call.
+    struct SetCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["storage", "set"],
+            summary: "set a localStorage key to a value",
+            details: """
+                Stores VALUE under KEY for ORIGIN, as localStorage.setItem does. A write that would \
+                take the origin past its quota (the setting localstorage.quota, 5 MiB by default) is \
+                refused with exit 1 and changes nothing. Processes holding the store open see the \
+                value at their next call.
 
-            \(originHelp)
+                \(originHelp)
 
-            Example:
-              wkstore storage set --origin https://app.example.com theme dark
-            """,
-        options: [.value("origin", "ORIGIN", "the origin (required)"), sessionOption],
-        positionalCount: 2...2, positionalName: "a key and a value",
-        run: runSet)
+                Example:
+                  wkstore storage set --origin https://app.example.com theme dark
+                """)
+
+        @Option(
+            name: "origin", placeholder: "ORIGIN", help: "the origin (required)", required: "",
+            parse: StorageCommands.parseOrigin)
+        var origin: SecurityOrigin
+        /// Declared only to be refused.
+        private let session = sessionOption()
+        @Argument(placeholder: "KEY", help: "a key")
+        var key: String
+        @Argument(placeholder: "VALUE", help: "a value")
+        var value: String
+
+        func run(_ invocation: Invocation) async throws {
+            let store = try invocation.openStore(for: .write)
+            try store.localStorage.setItem(key, value, origin: origin)
+            let usage = try store.localStorage.usage(origin: origin)
+            let output = invocation.output
+            if output.json {
+                output.write(
+                    .object([
+                        ("origin", .string(origin.description)), ("key", .string(key)), ("value", .string(value)),
+                        ("usage", .int(usage)),
+                    ]))
+            } else {
+                output.line("set \(escaped(key)) for \(origin) (\(Format.bytes(usage)) in use)")
+            }
+        }
+    }
 
     /// `wkstore storage remove`.
-    static let remove = CommandSpec(
-        path: ["storage", "remove"],
-        summary: "remove a localStorage key",
-        usage: ["storage remove --origin ORIGIN KEY"],
-        details: """
-            Removes KEY from ORIGIN's localStorage; prints what it removed, or that the key was not \
-            set (exit 0 either way). 'wkstore clear --types localstorage --site SITE' removes a \
-            whole site's.
+    struct RemoveCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["storage", "remove"],
+            summary: "remove a localStorage key",
+            details: """
+                Removes KEY from ORIGIN's localStorage; prints what it removed, or that the key was not \
+                set (exit 0 either way). 'wkstore clear --types localstorage --site SITE' removes a \
+                whole site's.
 
-            \(originHelp)
-            """,
-        options: [.value("origin", "ORIGIN", "the origin (required)"), sessionOption],
-        positionalCount: 1...1, positionalName: "a key",
-        run: runRemove)
+                \(originHelp)
+                """)
 
-    static func runList(_ invocation: Invocation) async throws {
-        try refuseSession(invocation)
+        @Option(
+            name: "origin", placeholder: "ORIGIN", help: "the origin (required)", required: "",
+            parse: StorageCommands.parseOrigin)
+        var origin: SecurityOrigin
+        /// Declared only to be refused.
+        private let session = sessionOption()
+        @Argument(placeholder: "KEY", help: "a key")
+        var key: String
+
+        func run(_ invocation: Invocation) async throws {
+            let store = try invocation.openStore(for: .read)
+            let existed = try store.localStorage.getItem(key, origin: origin) != nil
+            if existed { try store.localStorage.removeItem(key, origin: origin) }
+            let output = invocation.output
+            if output.json {
+                output.write(
+                    .object([
+                        ("origin", .string(origin.description)), ("key", .string(key)), ("removed", .bool(existed)),
+                    ]))
+            } else {
+                output.line(existed ? "removed \(escaped(key)) from \(origin)" : "no key \(escaped(key)) in \(origin)")
+            }
+        }
+    }
+
+    /// Lists the items of `origin`, or every origin with its item count and bytes.
+    static func runList(origin text: String?, _ invocation: Invocation) async throws {
         let store = try invocation.openStore(for: .read)
         let output = invocation.output
-        guard let text = invocation.arguments.value("origin") else {
+        guard let text else {
             let origins = try store.localStorage.origins()
             let summaries = try origins.map { origin in
                 (origin, try store.localStorage.length(origin: origin), try store.localStorage.usage(origin: origin))
@@ -137,57 +227,6 @@ enum StorageCommands {
         }
     }
 
-    static func runGet(_ invocation: Invocation) async throws {
-        try refuseSession(invocation)
-        let origin = try parseOrigin(try invocation.required("origin"))
-        let key = invocation.arguments.positionals[0]
-        let value = try invocation.openStore(for: .read).localStorage.getItem(key, origin: origin)
-        let output = invocation.output
-        if output.json {
-            output.write(
-                .object([("origin", .string(origin.description)), ("key", .string(key)), ("value", .optional(value))]))
-        } else if let value {
-            output.line(value)
-        }
-        if value == nil { throw CLIError.failure("no key '\(key)' in the localStorage of \(origin)") }
-    }
-
-    static func runSet(_ invocation: Invocation) async throws {
-        try refuseSession(invocation)
-        let origin = try parseOrigin(try invocation.required("origin"))
-        let key = invocation.arguments.positionals[0]
-        let value = invocation.arguments.positionals[1]
-        let store = try invocation.openStore(for: .write)
-        try store.localStorage.setItem(key, value, origin: origin)
-        let usage = try store.localStorage.usage(origin: origin)
-        let output = invocation.output
-        if output.json {
-            output.write(
-                .object([
-                    ("origin", .string(origin.description)), ("key", .string(key)), ("value", .string(value)),
-                    ("usage", .int(usage)),
-                ]))
-        } else {
-            output.line("set \(escaped(key)) for \(origin) (\(Format.bytes(usage)) in use)")
-        }
-    }
-
-    static func runRemove(_ invocation: Invocation) async throws {
-        try refuseSession(invocation)
-        let origin = try parseOrigin(try invocation.required("origin"))
-        let key = invocation.arguments.positionals[0]
-        let store = try invocation.openStore(for: .read)
-        let existed = try store.localStorage.getItem(key, origin: origin) != nil
-        if existed { try store.localStorage.removeItem(key, origin: origin) }
-        let output = invocation.output
-        if output.json {
-            output.write(
-                .object([("origin", .string(origin.description)), ("key", .string(key)), ("removed", .bool(existed))]))
-        } else {
-            output.line(existed ? "removed \(escaped(key)) from \(origin)" : "no key \(escaped(key)) in \(origin)")
-        }
-    }
-
     /// An origin: its serialization, or the origin of a page URL.
     ///
     /// - Throws: `CLIError.usage` for text that is neither, or a URL with an opaque origin.
@@ -195,17 +234,6 @@ enum StorageCommands {
         if let origin = SecurityOrigin(string: text) { return origin }
         if let url = URL(string: text), url.scheme != nil, let origin = SecurityOrigin(url: url) { return origin }
         throw .usage("'\(text)' is not an origin: give one such as https://www.example.com")
-    }
-
-    /// `--session` is refused, saying why.
-    static func refuseSession(_ invocation: Invocation) throws(CLIError) {
-        guard invocation.arguments.value("session") != nil else { return }
-        throw .usage(
-            """
-            --session is not available in the command line: sessionStorage lives in the memory of the \
-            process that uses it and ends with it, so a command could only see an empty namespace; \
-            use the library (store.sessionStorage), see 'wkstore storage list --help'
-            """)
     }
 
     /// Text with control characters escaped (`\n`, `\t`, `\r`, `\\`, `\u0001`), for one-line output.

@@ -82,12 +82,10 @@ enum StoreLocation: Sendable {
     }
 }
 
-/// One run of a command: its arguments, the global options, and where to write.
+/// One run of a command: which command, the global options, and where to write.
 struct Invocation: Sendable {
     /// The command being run.
-    let command: CommandSpec
-    /// Its arguments.
-    let arguments: ParsedArguments
+    let command: CommandConfiguration
     /// The global options.
     let globals: GlobalOptions
     /// Where it writes.
@@ -96,17 +94,5 @@ struct Invocation: Sendable {
     /// Opens the store the global options name.
     func openStore(for access: StoreLocation.Access) throws -> WebsiteDataStore {
         try StoreLocation(globals).open(for: access)
-    }
-
-    /// The value of a required option.
-    ///
-    /// - Throws: `CLIError.usage` naming the option when it is missing.
-    func required(_ name: String, _ why: String = "") throws(CLIError) -> String {
-        guard let value = arguments.value(name) else {
-            throw .usage(
-                "'\(command.fullName)' needs --\(name)\(why.isEmpty ? "" : " " + why); see '\(command.fullName) --help'"
-            )
-        }
-        return value
     }
 }

@@ -4,55 +4,59 @@ import WebsiteData
 /// `wkstore stores …`: the stores made for identifiers.
 enum StoresCommands {
     /// The group.
-    static let group = CommandGroup(
-        name: "stores", summary: "list and remove the stores made for identifiers",
-        commands: [list, remove])
+    static var group: CommandGroup {
+        CommandGroup(
+            name: "stores", summary: "list and remove the stores made for identifiers",
+            commands: [CommandSpec(ListCommand.self), CommandSpec(RemoveCommand.self)])
+    }
 
     /// `wkstore stores list`.
-    static let list = CommandSpec(
-        path: ["stores", "list"],
-        summary: "list the identifiers of the stores made for identifiers",
-        usage: ["stores list"],
-        details: """
-            Prints, one a line, the identifiers (UUIDs) of the stores under $XDG_DATA_HOME/wkstore \
-            (else ~/.local/share/wkstore), as WKWebsiteDataStore.allDataStoreIdentifiers gives them. \
-            The default store is not among them.
-            """,
-        options: [], positionalCount: 0...0, positionalName: "no arguments",
-        run: runList)
+    struct ListCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["stores", "list"],
+            summary: "list the identifiers of the stores made for identifiers",
+            details: """
+                Prints, one a line, the identifiers (UUIDs) of the stores under $XDG_DATA_HOME/wkstore \
+                (else ~/.local/share/wkstore), as WKWebsiteDataStore.allDataStoreIdentifiers gives them. \
+                The default store is not among them.
+                """)
 
-    /// `wkstore stores remove`.
-    static let remove = CommandSpec(
-        path: ["stores", "remove"],
-        summary: "delete the store with an identifier, and all its data",
-        usage: ["stores remove UUID"],
-        details: "Deletes the store made for the identifier UUID, with every piece of data in it.",
-        options: [], positionalCount: 1...1, positionalName: "a store identifier (UUID)",
-        run: runRemove)
-
-    static func runList(_ invocation: Invocation) async throws {
-        try refuseStoreOptions(invocation)
-        let identifiers = try WebsiteDataStore.allDataStoreIdentifiers().map { $0.uuidString.lowercased() }
-        let output = invocation.output
-        if output.json {
-            output.write(.array(identifiers.map(JSONValue.string)))
-        } else {
-            output.lines(identifiers)
+        func run(_ invocation: Invocation) async throws {
+            try refuseStoreOptions(invocation)
+            let identifiers = try WebsiteDataStore.allDataStoreIdentifiers().map { $0.uuidString.lowercased() }
+            let output = invocation.output
+            if output.json {
+                output.write(.array(identifiers.map(JSONValue.string)))
+            } else {
+                output.lines(identifiers)
+            }
         }
     }
 
-    static func runRemove(_ invocation: Invocation) async throws {
-        try refuseStoreOptions(invocation)
-        let text = invocation.arguments.positionals[0]
-        guard let identifier = UUID(uuidString: text) else {
-            throw CLIError.usage("'\(text)' is not a store identifier: give a UUID as 'wkstore stores list' prints it")
-        }
-        try WebsiteDataStore.removeDataStore(forIdentifier: identifier)
-        let output = invocation.output
-        if output.json {
-            output.write(.object([("removed", .string(identifier.uuidString.lowercased()))]))
-        } else {
-            output.line("removed store \(identifier.uuidString.lowercased())")
+    /// `wkstore stores remove`.
+    struct RemoveCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["stores", "remove"],
+            summary: "delete the store with an identifier, and all its data",
+            details: "Deletes the store made for the identifier UUID, with every piece of data in it.")
+
+        // Read in `run`, after the check of --store and --identifier, whose message comes first.
+        @Argument(placeholder: "UUID", help: "a store identifier (UUID)")
+        var text: String
+
+        func run(_ invocation: Invocation) async throws {
+            try refuseStoreOptions(invocation)
+            guard let identifier = UUID(uuidString: text) else {
+                throw CLIError.usage(
+                    "'\(text)' is not a store identifier: give a UUID as 'wkstore stores list' prints it")
+            }
+            try WebsiteDataStore.removeDataStore(forIdentifier: identifier)
+            let output = invocation.output
+            if output.json {
+                output.write(.object([("removed", .string(identifier.uuidString.lowercased()))]))
+            } else {
+                output.line("removed store \(identifier.uuidString.lowercased())")
+            }
         }
     }
 

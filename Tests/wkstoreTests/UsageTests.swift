@@ -178,4 +178,48 @@ import Testing
         #expect(asValue.stdout == "stored 2 cookies, refused 0\n")
         #expect(try sandbox.succeed(["cookies", "header", "https://example.com/"]).stdout == "-dash=1; --json=2\n")
     }
+
+    @Test func aMistypedCommandOrOptionGetsASuggestion() throws {
+        let sandbox = try Sandbox()
+        let cases: [([String], String)] = [
+            (["recrods"], "unknown command 'recrods'; did you mean 'records'?"),
+            (["cookies", "lsit"], "unknown command 'wkstore cookies lsit'; did you mean 'list'?"),
+            (["help", "cookies", "lsit"], "unknown command 'wkstore cookies lsit'; did you mean 'list'?"),
+            (["records", "--typs", "all"], "unknown option '--typs' for 'wkstore records'; did you mean '--types'?"),
+            (["clear", "--dry", "--types", "all"], "did you mean '--dry-run'?"),
+            (["records", "--jsno"], "did you mean '--json'?"),
+            (["--jsno", "records"], "unknown option '--jsno'; did you mean '--json'?"),
+        ]
+        for (arguments, message) in cases {
+            let result = try sandbox.run(arguments)
+            #expect(result.status == 2, "wkstore \(arguments) exited \(result.status): \(result.stderr)")
+            #expect(result.isOneLineMessage, "wkstore \(arguments): \(result.stderr)")
+            #expect(result.stderr.contains(message), "wkstore \(arguments): \(result.stderr)")
+            #expect(result.stdout.isEmpty)
+        }
+        // Nothing near, or several commands begin with it: no suggestion.
+        for arguments in [["frobnicate"], ["records", "--frob"], ["co"]] {
+            let result = try sandbox.run(arguments)
+            #expect(result.status == 2)
+            #expect(!result.stderr.contains("did you mean"), "wkstore \(arguments): \(result.stderr)")
+        }
+    }
+
+    @Test func aNegativeNumberAfterTheCommandIsAValueNotAnOption() throws {
+        let sandbox = try Sandbox()
+        let setting = try sandbox.runInStore(["config", "set", "cookies.max-total", "-5"])
+        #expect(setting.status == 2)
+        #expect(setting.isOneLineMessage, "\(setting.stderr)")
+        #expect(setting.stderr.contains("invalid value for cookies.max-total"), "\(setting.stderr)")
+        #expect(!setting.stderr.contains("unknown option"))
+        let redirects = try sandbox.runInStore(["fetch", "http://127.0.0.1:1/", "--max-redirects", "-1"])
+        #expect(redirects.status == 2)
+        #expect(redirects.stderr.contains("invalid --max-redirects '-1'"), "\(redirects.stderr)")
+        try sandbox.succeed(["storage", "set", "--origin", "https://app.example.com", "offset", "-1.5"])
+        #expect(
+            try sandbox.succeed(["storage", "get", "--origin", "https://app.example.com", "offset"]).stdout == "-1.5\n")
+        // Before the command it is still an option, and a word that is not a number still is one too.
+        #expect(try sandbox.run(["-5", "records"]).stderr.contains("unknown option '-5'"))
+        #expect(try sandbox.runInStore(["config", "set", "cookies.max-total", "-x"]).stderr.contains("unknown option"))
+    }
 }
