@@ -6,7 +6,10 @@ enum ConfigCommands {
     static var group: CommandGroup {
         CommandGroup(
             name: "config", summary: "read and change the settings kept in a store",
-            commands: [CommandSpec(ListCommand.self), CommandSpec(GetCommand.self), CommandSpec(SetCommand.self)])
+            commands: [
+                CommandSpec(ListCommand.self), CommandSpec(GetCommand.self), CommandSpec(SetCommand.self),
+                CommandSpec(UnsetCommand.self),
+            ])
     }
 
     private static var keyList: String { StoreSetting.all.map(\.key).joined(separator: ", ") }
@@ -94,6 +97,38 @@ enum ConfigCommands {
                 output.write(json(setting, value: stored))
             } else {
                 output.line("\(setting.key) = \(stored)")
+            }
+        }
+    }
+
+    /// `wkstore config unset`.
+    struct UnsetCommand: Command {
+        static var configuration: CommandConfiguration {
+            CommandConfiguration(
+                path: ["config", "unset"],
+                summary: "put a setting back to its default",
+                details: """
+                    Puts KEY back to its default for every process using the store (they follow on their next \
+                    lookup). The settings:
+                    \(settingLines)
+
+                    Example:
+                      wkstore config unset cookies.max-total
+                    """)
+        }
+
+        @Argument(placeholder: "KEY", help: "a setting key", parse: ConfigCommands.named)
+        var setting: StoreSetting
+
+        func run(_ invocation: Invocation) async throws {
+            let store = try invocation.openStore(for: .write)
+            try store.reset(setting)
+            let value = try store.settings()[setting] ?? setting.defaultValue
+            let output = invocation.output
+            if output.json {
+                output.write(json(setting, value: value))
+            } else {
+                output.line("\(setting.key) = \(value) (default)")
             }
         }
     }

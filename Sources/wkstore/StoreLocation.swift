@@ -57,11 +57,16 @@ enum StoreLocation: Sendable {
     /// Opens the store.
     ///
     /// For `.read`, a store that does not exist is not created: an empty store in memory stands in
-    /// for it, except for an identifier no store has, which is an error (most likely a typo).
+    /// for the default store and for a directory that holds no store yet. A directory the user
+    /// named (`--store`, `$WKSTORE_DIR`) that does not exist, and an identifier no store has, are
+    /// errors: most likely a typo, which reading them as empty would hide.
     ///
-    /// - Throws: `StoreError` when the store is damaged, newer, or cannot be opened, or no store has the identifier.
+    /// - Throws: `CLIError.failure` naming the path when a named directory does not exist (for
+    ///   reading), is a file or cannot be read; `StoreError` when the store is damaged, newer, or
+    ///   cannot be opened, or no store has the identifier.
     func open(for access: Access) throws -> WebsiteDataStore {
         let directory = try directory()
+        if case .directory = self { try Self.checkNamedDirectory(directory, for: access) }
         if access == .read {
             switch self {
             case .identifier(let uuid):
@@ -69,7 +74,7 @@ enum StoreLocation: Sendable {
                     throw StoreError.noSuchStore(identifier: uuid)
                 }
             case .directory, .default:
-                if !FileManager.default.fileExists(atPath: directory.appendingPathComponent("store.sqlite").path) {
+                if !FileManager.default.fileExists(atPath: directory.appendingPathComponent(Self.fileName).path) {
                     return WebsiteDataStore.nonPersistent()
                 }
             }
@@ -78,6 +83,32 @@ enum StoreLocation: Sendable {
         case .directory(let url): return try WebsiteDataStore(directory: url)
         case .identifier(let uuid): return try WebsiteDataStore.dataStore(forIdentifier: uuid)
         case .default: return try WebsiteDataStore.default()
+        }
+    }
+}
+
+extension StoreLocation {
+    /// The store's database file in its directory.
+    static let fileName = "store.sqlite"
+
+    /// Checks a directory the user named: it must be a directory this user can read. For writing,
+    /// a directory that does not exist yet is created by the store; for reading, one that exists
+    /// but holds no store yet reads as an empty store.
+    ///
+    /// - Throws: `CLIError.failure` naming the path and what is wrong with it.
+    static func checkNamedDirectory(_ directory: URL, for access: Access) throws(CLIError) {
+        let path = directory.path
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            if access == .write { return }
+            throw .failure("no store at \(path): the directory does not exist")
+        }
+        guard isDirectory.boolValue else {
+            throw .failure("\(path) is a file, not a store directory")
+        }
+        guard FileManager.default.isReadableFile(atPath: path), FileManager.default.isExecutableFile(atPath: path)
+        else {
+            throw .failure("cannot read the store directory \(path): permission denied")
         }
     }
 }

@@ -137,6 +137,6 @@ import WebsiteData
         // A store that does not exist is not created by reading it.
         let fresh = try Sandbox()
         #expect(try fresh.succeed(["idb", "list"]).stdout.isEmpty)
-        #expect(!FileManager.default.fileExists(atPath: fresh.store.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: fresh.store.path).isEmpty)
     }
 }

@@ -37,8 +37,36 @@ import WebsiteData
             #expect(try sandbox.runInStore(command).status == 0)
         }
         #expect(try sandbox.run(["records"]).status == 0)
-        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.store.path).isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.dataHome.path).isEmpty)
+    }
+
+    @Test func aStorePathThatIsMistypedAFileOrUnreadableIsSaidAndExitsOne() throws {
+        let sandbox = try Sandbox()
+        let missing = sandbox.root.appendingPathComponent("no-such-store").path
+        let file = sandbox.root.appendingPathComponent("a-file")
+        try Data("not a store".utf8).write(to: file)
+        let reads: [[String]] = [
+            ["records"], ["cookies", "list"], ["cookies", "header", "https://example.com/"], ["export"],
+            ["clear", "--types", "all"], ["config", "list"],
+        ]
+        for command in reads {
+            let typo = try sandbox.run(["--store", missing] + command)
+            #expect(typo.status == 1, "\(command)")
+            #expect(typo.isOneLineMessage)
+            #expect(typo.stderr == "wkstore: no store at \(missing): the directory does not exist\n")
+            let viaEnvironment = try sandbox.run(command, environment: ["WKSTORE_DIR": missing])
+            #expect(viaEnvironment.stderr == typo.stderr, "\(command) with WKSTORE_DIR")
+            let notADirectory = try sandbox.run(["--store", file.path] + command)
+            #expect(notADirectory.status == 1, "\(command)")
+            #expect(notADirectory.stderr == "wkstore: \(file.path) is a file, not a store directory\n")
+        }
+        #expect(!FileManager.default.fileExists(atPath: missing), "reading created the mistyped directory")
+        #expect(try Data(contentsOf: file) == Data("not a store".utf8))
+        // Writing into a directory that does not exist yet makes the store there, as before.
+        #expect(
+            try sandbox.run(["--store", missing, "cookies", "set", "--url", "https://example.com/", "a=1"]).status == 0)
+        #expect(try sandbox.run(["--store", missing, "records"]).stdout.contains("example.com"))
     }
 
     @Test func theDefaultStoreLivesUnderXDGDataHomeAndWKSTOREDIRReplacesIt() throws {
@@ -132,6 +160,19 @@ import WebsiteData
         let refused = try sandbox.runInStore(["cookies", "set", "--url", "https://example.com/", "a=1"])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("policy"))
+
+        // Unset puts a setting back to its default, and the engine follows.
+        #expect(
+            try sandbox.succeed(["config", "unset", "cookies.policy"]).stdout
+                == "cookies.policy = allow-all (default)\n")
+        #expect(try sandbox.succeed(["config", "get", "cookies.policy"]).stdout == "allow-all\n")
+        try sandbox.succeed(["cookies", "set", "--url", "https://example.com/", "a=1"])
+        #expect(try sandbox.succeed(["cookies", "header", "https://example.com/"]).stdout == "a=1\n")
+        let unset = try sandbox.succeed(["config", "unset", "cookies.max-total", "--json"]).object()
+        #expect(unset["value"] as? String == "3000")
+        #expect(unset["isDefault"] as? Bool == true)
+        #expect(try store.settings()[StoreSetting.cookiesMaxTotal] == "3000")
+        #expect(try sandbox.runInStore(["config", "unset", "nope"]).status == 2)
     }
 
     @Test func configRejectsUnknownKeysAndBadValuesWithoutCreatingAStore() throws {
@@ -147,7 +188,7 @@ import WebsiteData
             #expect(bad.isOneLineMessage)
             #expect(bad.stderr.contains(key))
         }
-        #expect(!FileManager.default.fileExists(atPath: sandbox.store.path))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.store.path).isEmpty)
     }
 
     @Test func demoRunsOnAThrowawayStoreAndDeletesIt() throws {

@@ -213,4 +213,14 @@ public final class WebsiteDataStore: Sendable {
         }
         try httpCookieStore.settingsChanged(try database.read { try SettingsTable.values($0) })
     }
+
+    /// Puts a setting back to its default, for every process using the store.
+    ///
+    /// - Parameter setting: the setting; one never set stays at its default.
+    public func reset(_ setting: StoreSetting) throws {
+        try database.write(changes: [ChangeLogEntry(dataType: "settings", site: "*")]) { db in
+            try db.execute("DELETE FROM settings WHERE key = ?", [.text(setting.key)])
+        }
+        try httpCookieStore.settingsChanged(try database.read { try SettingsTable.values($0) })
+    }
 }

@@ -85,7 +85,10 @@ final class Sandbox {
             "wkstore-cli-tests-\(UUID().uuidString.lowercased())")
         store = root.appendingPathComponent("store")
         dataHome = root.appendingPathComponent("data")
-        for directory in [root, dataHome, root.appendingPathComponent("home"), root.appendingPathComponent("tmp")] {
+        // The store's directory is made as a user makes one before pointing --store at it.
+        for directory in [
+            root, store, dataHome, root.appendingPathComponent("home"), root.appendingPathComponent("tmp"),
+        ] {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         }
     }
