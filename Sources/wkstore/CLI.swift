@@ -16,6 +16,8 @@ enum Commands {
             .group(IndexedDBCommands.group),
             .group(ConfigCommands.group),
             .group(StoresCommands.group),
+            .command(CommandSpec(BackupCommand.self)),
+            .command(CommandSpec(VacuumCommand.self)),
             .command(CommandSpec(DemoCommand.self)),
             .command(CommandSpec(HelpCommand.self)),
         ]

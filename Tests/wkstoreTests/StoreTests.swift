@@ -219,3 +219,62 @@ enum WebsiteDataStoreIdentifiers {
             .filter { UUID(uuidString: $0) != nil }
     }
 }
+
+@Suite(.ownThreads) struct MaintenanceCommandTests {
+    @Test func backupCopiesTheStoreIntoANewDirectoryAndRefusesToOverwrite() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(["cookies", "set", "--url", "https://www.example.com/", "sid=1", "theme=dark"])
+        try sandbox.succeed(["storage", "set", "--origin", "https://app.example.org", "k", "v"])
+        let destination = sandbox.root.appendingPathComponent("backup")
+        let backedUp = try sandbox.succeed(["backup", destination.path])
+        #expect(backedUp.stdout == "backed up the store to \(destination.path): 2 sites with data\n")
+        // The copy is a store of its own, with the same data.
+        let copy = try sandbox.run(["--store", destination.path, "cookies", "header", "https://www.example.com/"])
+        #expect(copy.stdout == "sid=1; theme=dark\n")
+        #expect(
+            try sandbox.run(["--store", destination.path, "storage", "get", "--origin", "https://app.example.org", "k"])
+                .stdout == "v\n")
+        #expect(
+            try sandbox.run(["--store", destination.path, "records"]).stdout
+                == (try sandbox.succeed(["records"]).stdout))
+
+        // A directory that holds anything, or a file, is refused and left as it was.
+        let again = try sandbox.runInStore(["backup", destination.path])
+        #expect(again.status == 1)
+        #expect(again.stderr == "wkstore: \(destination.path) is not empty; back up into a new or empty directory\n")
+        let file = sandbox.root.appendingPathComponent("file")
+        try Data("x".utf8).write(to: file)
+        let onFile = try sandbox.runInStore(["backup", file.path])
+        #expect(onFile.status == 1)
+        #expect(onFile.isOneLineMessage)
+        #expect(try Data(contentsOf: file) == Data("x".utf8))
+        // An empty store has nothing to back up; no directory is made.
+        let empty = try Sandbox()
+        let nothing = try empty.runInStore(["backup", empty.root.appendingPathComponent("b").path])
+        #expect(nothing.status == 1)
+        #expect(nothing.stderr.contains("nothing to back up"))
+        #expect(!FileManager.default.fileExists(atPath: empty.root.appendingPathComponent("b").path))
+        #expect(try sandbox.runInStore(["backup"]).status == 2)
+    }
+
+    @Test func vacuumGivesBackTheSpaceOfAClearAndKeepsTheRest() throws {
+        let sandbox = try Sandbox()
+        let lines = (0..<3000).map { "c\($0)=\(String(repeating: "v", count: 200)); Max-Age=86400" }
+        for chunk in stride(from: 0, to: lines.count, by: 150) {
+            try sandbox.succeed(
+                ["cookies", "set", "--url", "https://site\(chunk).example/"] + lines[chunk..<chunk + 150])
+        }
+        try sandbox.succeed(["cookies", "set", "--url", "https://keep.example/", "k=1"])
+        try sandbox.succeed(["clear", "--types", "cookies", "--site", "site0.example"])
+        for chunk in stride(from: 150, to: lines.count, by: 150) {
+            try sandbox.succeed(["clear", "--types", "cookies", "--site", "site\(chunk).example"])
+        }
+        let result = try sandbox.succeed(["vacuum", "--json"]).object()
+        let before = try #require(result["bytesBefore"] as? Int)
+        let after = try #require(result["bytesAfter"] as? Int)
+        #expect(after < before, "vacuum gave back nothing: \(before) -> \(after)")
+        #expect(try sandbox.succeed(["cookies", "header", "https://keep.example/"]).stdout == "k=1\n")
+        let text = try sandbox.succeed(["vacuum"]).stdout
+        #expect(text.hasPrefix("vacuumed: ") && text.contains(" before, ") && text.hasSuffix(" after\n"))
+    }
+}
