@@ -12,6 +12,12 @@ struct CLIError: Error, Sendable {
     /// A failure (exit 1): the command was well formed but did not succeed.
     static func failure(_ message: String?) -> CLIError { CLIError(status: ExitStatus.failure, message: message) }
 
+    /// For `--must-match`: a command that matched nothing fails (exit 1) with `message`, after
+    /// printing what it prints anyway, so that a script can tell.
+    static func requireMatch(_ matched: Bool, _ mustMatch: Bool, _ message: String) throws(CLIError) {
+        if mustMatch && !matched { throw .failure(message + " (--must-match)") }
+    }
+
     /// The error as the entry point would report it: the same exit status and message, so that
     /// a conversion in an option's declaration fails as the command itself would have.
     static func reporting(_ error: any Error) -> CLIError {

@@ -7,7 +7,10 @@ enum CacheCommands {
     static var group: CommandGroup {
         CommandGroup(
             name: "cache", summary: "look into the store's HTTP cache",
-            commands: [CommandSpec(ListCommand.self), CommandSpec(ShowCommand.self), CommandSpec(SizeCommand.self)])
+            commands: [
+                CommandSpec(ListCommand.self), CommandSpec(ShowCommand.self), CommandSpec(SizeCommand.self),
+                CommandSpec(RemoveCommand.self),
+            ])
     }
 
     /// `wkstore cache list`.
@@ -34,7 +37,7 @@ enum CacheCommands {
         var sites: [String]
 
         func run(_ invocation: Invocation) async throws {
-            try await CacheCommands.runList(sites: ClearCommand.siteFilter(sites), invocation)
+            try await CacheCommands.runList(sites: ClearCommand.readSites(sites), invocation)
         }
     }
 
@@ -78,6 +81,45 @@ enum CacheCommands {
 
         func run(_ invocation: Invocation) async throws {
             try await CacheCommands.runShow(self, invocation)
+        }
+    }
+
+    /// `wkstore cache remove`.
+    struct RemoveCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["cache", "remove"],
+            summary: "remove the cached responses of a URL",
+            details: """
+                Removes every stored response of URL (its fragment ignored): every top-level site it \
+                was fetched under, every method and every Vary variant, from the disk cache. \
+                Processes holding the store open drop their in-memory copies of the URL's site, \
+                which they only fetch again. Prints how many responses it removed; with \
+                --must-match, exits 1 when there was none. 'wkstore clear --types diskcache --site \
+                SITE' removes a whole site's.
+
+                Example:
+                  wkstore cache remove https://www.example.com/app.js
+                """)
+
+        @Argument(
+            placeholder: "URL", help: "a URL",
+            parse: { text throws(CLIError) in try FetchCommand.httpURL(text, "the cached URL") })
+        var url: URL
+        @Flag(name: "must-match", help: "exit 1 when nothing was cached for URL")
+        var mustMatch: Bool
+
+        func run(_ invocation: Invocation) async throws {
+            let store = try invocation.openStore(for: .read)
+            let removed = try store.httpCache.removeEntries(for: url)
+            let output = invocation.output
+            if output.json {
+                output.write(.object([("url", .string(url.absoluteString)), ("removed", .int(Int64(removed)))]))
+            } else if removed == 0 {
+                output.line("nothing cached for \(url.absoluteString)")
+            } else {
+                output.line("removed \(Format.count(removed, "cached response")) for \(url.absoluteString)")
+            }
+            try CLIError.requireMatch(removed > 0, mustMatch, "nothing cached for \(url.absoluteString)")
         }
     }
 

@@ -37,9 +37,11 @@ struct ClearCommand: Command {
     var sites: [String]
     @Flag(name: "dry-run", help: "print what would be removed and remove nothing")
     var dryRun: Bool
+    @Flag(name: "must-match", help: "exit 1 when nothing matched (so a script can tell)")
+    var mustMatch: Bool
 
     func run(_ invocation: Invocation) async throws {
-        let sites = Self.siteFilter(self.sites)
+        let sites = try Self.removalSites(self.sites)
         let store = try invocation.openStore(for: .read)
         let inFuture = since.map { $0 > Date() } ?? false
         let removed =
@@ -66,6 +68,7 @@ struct ClearCommand: Command {
         } else {
             output.lines(Self.lines(removed, dryRun: dryRun))
         }
+        try CLIError.requireMatch(!removed.isEmpty, mustMatch, "nothing matched")
     }
 
     /// `removed cookies, diskcache for example.com` per record, or `nothing to remove`.
@@ -89,8 +92,36 @@ struct ClearCommand: Command {
         return value == Site.localFilesDisplayName ? value : value.lowercased()
     }
 
-    /// The sites `--site` named, or `nil` for every site.
-    static func siteFilter(_ sites: [String]) -> Set<String>? { sites.isEmpty ? nil : Set(sites) }
+    /// The sites `--site` named for a command that only reads, or `nil` for every site.
+    ///
+    /// A host (`www.example.com`) reads as its site's display name (`example.com`), and a line on
+    /// standard error says so: data is kept by site, so the host alone would match nothing.
+    static func readSites(_ sites: [String]) -> Set<String>? {
+        guard !sites.isEmpty else { return nil }
+        return Set(
+            sites.map { site in
+                let name = Site.displayName(forHost: site)
+                if name != site { Output.message("--site \(site) is a host: reading the data of its site, \(name)") }
+                return name
+            })
+    }
+
+    /// The sites `--site` named for a command that removes data, or `nil` for every site.
+    ///
+    /// - Throws: `CLIError.usage` for a host (`www.example.com`), naming the display name to use:
+    ///   mapping it would widen the removal to every host of the site, which the user did not ask for.
+    static func removalSites(_ sites: [String]) throws(CLIError) -> Set<String>? {
+        guard !sites.isEmpty else { return nil }
+        for site in sites {
+            let name = Site.displayName(forHost: site)
+            if name != site {
+                throw .usage(
+                    "--site \(site) is a host, not a site: data is removed by site; --site \(name) removes the data of \(name) and of every host under it"
+                )
+            }
+        }
+        return Set(sites)
+    }
 
     /// A `--types` list.
     ///

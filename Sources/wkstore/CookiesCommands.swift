@@ -38,7 +38,7 @@ enum CookiesCommands {
         var url: URL?
 
         func run(_ invocation: Invocation) async throws {
-            let sites = ClearCommand.siteFilter(self.sites)
+            let sites = ClearCommand.readSites(self.sites)
             if sites != nil && url != nil { throw CLIError.usage("give --site or --url, not both") }
             let store = try invocation.openStore(for: .read)
             let cookies: [Cookie]
@@ -196,6 +196,8 @@ enum CookiesCommands {
         var domain: String
         @Option(name: "path", placeholder: "PATH", help: "only the cookie with this path")
         var path: String?
+        @Flag(name: "must-match", help: "exit 1 when no cookie matched")
+        var mustMatch: Bool
 
         func run(_ invocation: Invocation) async throws {
             let store = try invocation.openStore(for: .read)
@@ -209,6 +211,7 @@ enum CookiesCommands {
                 output.lines(
                     deleted.map { "deleted \($0.name) (domain \(DataFormat.playwrightDomain($0)), path \($0.path))" })
             }
+            try CLIError.requireMatch(!deleted.isEmpty, mustMatch, "no cookie matched")
         }
     }
 

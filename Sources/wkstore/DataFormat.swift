@@ -56,10 +56,20 @@ enum DataFormat {
                 if cookie.sameSite != .unspecified { flags.append("SameSite=" + playwrightSameSite(cookie.sameSite)) }
                 if !cookie.partitionKey.isEmpty { flags.append("Partitioned(\(cookie.partitionKey))") }
                 return [
-                    playwrightDomain(cookie), cookie.path, cookie.pair,
+                    playwrightDomain(cookie), cookie.path, cut(cookie.pair),
                     cookie.expires.map(Format.iso8601Seconds) ?? "session", flags.joined(separator: " "),
                 ]
             })
+    }
+
+    /// The longest `name=value` the text table shows whole; `--json` always has the whole value.
+    static let pairWidth = 64
+
+    /// `pair`, cut to `pairWidth` characters with the size of the whole: one 4 KB value would
+    /// otherwise push every other column of the table off the screen.
+    static func cut(_ pair: String) -> String {
+        guard pair.count > pairWidth else { return pair }
+        return String(pair.prefix(pairWidth - 1)) + "… (\(pair.utf8.count) bytes)"
     }
 
     /// A record as a JSON object; with sizes per type when asked.

@@ -196,7 +196,7 @@ enum InterchangeCommands {
     /// Exports what `export` asks for.
     static func runExport(_ command: ExportCommand, _ invocation: Invocation) async throws {
         let format = command.format ?? .netscape
-        let sites = ClearCommand.siteFilter(command.sites)
+        let sites = ClearCommand.readSites(command.sites)
         let includeIndexedDB = command.includeIndexedDB
         if includeIndexedDB && format != .storageState {
             throw CLIError.usage("--indexeddb needs --format storage-state")

@@ -13,7 +13,7 @@ enum StorageCommands {
             name: "storage", summary: "read and change an origin's localStorage",
             commands: [
                 CommandSpec(ListCommand.self), CommandSpec(GetCommand.self), CommandSpec(SetCommand.self),
-                CommandSpec(RemoveCommand.self),
+                CommandSpec(RemoveCommand.self), CommandSpec(ClearCommand.self),
             ])
     }
 
@@ -167,6 +167,8 @@ enum StorageCommands {
         private let session = sessionOption()
         @Argument(placeholder: "KEY", help: "a key")
         var key: String
+        @Flag(name: "must-match", help: "exit 1 when the key was not set")
+        var mustMatch: Bool
 
         func run(_ invocation: Invocation) async throws {
             let store = try invocation.openStore(for: .read)
@@ -181,6 +183,45 @@ enum StorageCommands {
             } else {
                 output.line(existed ? "removed \(escaped(key)) from \(origin)" : "no key \(escaped(key)) in \(origin)")
             }
+            try CLIError.requireMatch(existed, mustMatch, "no key \(escaped(key)) in \(origin)")
+        }
+    }
+
+    /// `wkstore storage clear`.
+    struct ClearCommand: Command {
+        static let configuration = CommandConfiguration(
+            path: ["storage", "clear"],
+            summary: "remove every localStorage key of an origin",
+            details: """
+                Removes every key of ORIGIN's localStorage, as a page's localStorage.clear() does, and \
+                prints how many it removed (exit 0 even when there was none, unless --must-match). \
+                Other origins of the same site keep theirs; 'wkstore clear --types localstorage --site \
+                SITE' removes a whole site's.
+
+                \(originHelp)
+                """)
+
+        @Option(
+            name: "origin", placeholder: "ORIGIN", help: "the origin (required)", required: "",
+            parse: StorageCommands.parseOrigin)
+        var origin: SecurityOrigin
+        /// Declared only to be refused.
+        private let session = sessionOption()
+        @Flag(name: "must-match", help: "exit 1 when the origin had no keys")
+        var mustMatch: Bool
+
+        func run(_ invocation: Invocation) async throws {
+            let store = try invocation.openStore(for: .read)
+            let count = try store.localStorage.length(origin: origin)
+            if count > 0 { try store.localStorage.clear(origin: origin) }
+            let output = invocation.output
+            if output.json {
+                output.write(.object([("origin", .string(origin.description)), ("removed", .int(Int64(count)))]))
+            } else {
+                output.line(
+                    count == 0 ? "no keys in \(origin)" : "removed \(Format.count(count, "key")) from \(origin)")
+            }
+            try CLIError.requireMatch(count > 0, mustMatch, "no keys in \(origin)")
         }
     }
 

@@ -112,6 +112,30 @@ extension HTTPCache {
         try listing(url: CachePolicy.cacheURL(url).absoluteString, sites: nil)
     }
 
+    /// Removes every stored response of one URL (its fragment ignored): every partition, method
+    /// and `Vary` variant, from the disk cache and this process's memory cache. Processes holding
+    /// the store open drop their in-memory copies of the URL's site, since memory caches follow
+    /// removals by site; what they drop is only fetched again.
+    ///
+    /// - Parameter url: the URL.
+    /// - Returns: how many stored responses were removed (an entry on disk and in memory counts once).
+    /// - Throws: `StoreError` when the database cannot be read or written.
+    @discardableResult
+    public func removeEntries(for url: URL) throws -> Int {
+        let listed = try entries(for: url)
+        guard !listed.isEmpty else { return 0 }
+        let key = CachePolicy.cacheURL(url).absoluteString
+        memory.invalidate(url: key)
+        do {
+            try disk.invalidate(url: key)
+            let sites = Set(listed.map(\.site)).sorted()
+            try database.write(changes: sites.map { ChangeLogEntry(.memoryCache, site: $0) }) { _ in }
+        } catch {
+            throw HTTPCookieStore.storeError(error)
+        }
+        return listed.count
+    }
+
     private func listing(url: String?, sites: Set<String>?) throws -> [StoredEntry] {
         let settings = try? CacheSettings.read(database)
         let options = CachePolicy.Options(storesCookieHeaders: settings?.storesCookieHeaders ?? false)

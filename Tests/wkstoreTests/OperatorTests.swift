@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+/// What an operator needs to script the store: removals that say when they matched nothing,
+/// `--site` given a host, single cached URLs and origins removed, long values kept readable.
+@Suite(.ownThreads) struct OperatorTests {
+    @Test func mustMatchMakesARemovalThatMatchedNothingExitOne() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(["cookies", "set", "--url", "https://www.example.com/", "sid=1"])
+        try sandbox.succeed(["storage", "set", "--origin", "https://app.example.org", "k", "v"])
+        let nothing: [([String], String)] = [
+            (["clear", "--types", "cookies", "--site", "example.net"], "wkstore: nothing matched (--must-match)\n"),
+            (
+                ["cookies", "delete", "--name", "nope", "--domain", "www.example.com"],
+                "wkstore: no cookie matched (--must-match)\n"
+            ),
+            (
+                ["storage", "remove", "--origin", "https://app.example.org", "nope"],
+                "wkstore: no key nope in https://app.example.org (--must-match)\n"
+            ),
+            (
+                ["storage", "clear", "--origin", "https://other.example.org"],
+                "wkstore: no keys in https://other.example.org (--must-match)\n"
+            ),
+        ]
+        for (command, message) in nothing {
+            #expect(try sandbox.runInStore(command).status == 0, "\(command) without --must-match")
+            let strict = try sandbox.runInStore(command + ["--must-match"])
+            #expect(strict.status == 1, "\(command)")
+            #expect(strict.stderr == message, "\(command)")
+        }
+        // When something matched, --must-match changes nothing.
+        let cleared = try sandbox.runInStore(["clear", "--types", "cookies", "--site", "example.com", "--must-match"])
+        #expect(cleared.status == 0)
+        #expect(cleared.stdout == "removed cookies for example.com\n")
+        let storage = try sandbox.runInStore([
+            "storage", "clear", "--origin", "https://app.example.org", "--must-match",
+        ])
+        #expect(storage.status == 0)
+        #expect(storage.stdout == "removed 1 key from https://app.example.org\n")
+        #expect(try sandbox.succeed(["storage", "list"]).stdout.isEmpty)
+    }
+
+    @Test func siteGivenAHostReadsItsSiteAndRefusesToRemove() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(["cookies", "set", "--url", "https://www.example.com/", "sid=1"])
+        try sandbox.succeed(["cookies", "set", "--url", "https://shop.example.com/", "cart=2"])
+        let listed = try sandbox.runInStore(["cookies", "list", "--site", "www.example.com"])
+        #expect(listed.status == 0)
+        #expect(listed.lines.count == 2, "the site's cookies, of every host: \(listed.stdout)")
+        #expect(
+            listed.stderr == "wkstore: --site www.example.com is a host: reading the data of its site, example.com\n")
+        let exported = try sandbox.runInStore(["export", "--site", "WWW.example.com"])
+        #expect(exported.stdout.contains("sid") && exported.stdout.contains("cart"))
+        #expect(exported.stderr.contains("its site, example.com"))
+
+        let refused = try sandbox.runInStore(["clear", "--types", "cookies", "--site", "www.example.com"])
+        #expect(refused.status == 2)
+        #expect(refused.isOneLineMessage)
+        #expect(
+            refused.stderr.contains("--site example.com removes the data of example.com and of every host under it"))
+        #expect(try sandbox.succeed(["cookies", "list"]).lines.count == 2, "a refused clear removed something")
+        // A display name reads and removes as before, without a note.
+        let site = try sandbox.runInStore(["cookies", "list", "--site", "example.com"])
+        #expect(site.stderr.isEmpty && site.lines.count == 2)
+    }
+
+    @Test func cacheRemoveTakesOneURLsResponsesAndNothingElse() throws {
+        let sandbox = try Sandbox()
+        let server = try LoopbackServer(in: sandbox.root)
+        let url = server.base() + "/cacheable"
+        let other = server.base() + "/cacheable?other"
+        try sandbox.succeed(["fetch", url, "-s"])
+        try sandbox.succeed(["fetch", other, "-s"])
+        #expect(try sandbox.succeed(["cache", "list", "--json"]).objects().count == 2)
+
+        let removed = try sandbox.succeed(["cache", "remove", url + "#fragment"])
+        #expect(removed.stdout == "removed 1 cached response for \(url)#fragment\n")
+        #expect(try sandbox.runInStore(["cache", "show", url]).status == 1)
+        #expect(try sandbox.runInStore(["cache", "show", other]).status == 0)
+        // The next fetch goes to the server again; the other URL is still served from the cache.
+        try sandbox.succeed(["fetch", url, "-s"])
+        try sandbox.succeed(["fetch", other, "-s"])
+        #expect(try server.requests(path: "/cacheable").count == 3)
+
+        let again = try sandbox.runInStore(["cache", "remove", server.base() + "/never", "--must-match"])
+        #expect(again.status == 1)
+        #expect(again.stdout == "nothing cached for \(server.base())/never\n")
+        #expect(again.isOneLineMessage)
+        let json = try sandbox.succeed(["cache", "remove", other, "--json"]).object()
+        #expect(json["removed"] as? Int == 1)
+    }
+
+    @Test func cookiesListCutsLongValuesAndJSONKeepsThemWhole() throws {
+        let sandbox = try Sandbox()
+        let value = String(repeating: "x", count: 4000)
+        try sandbox.succeed(["cookies", "set", "--url", "https://example.com/", "big=\(value)", "small=1"])
+        let lines = try sandbox.succeed(["cookies", "list"]).lines
+        let big = try #require(lines.first { $0.contains("big=") })
+        #expect(big.count < 120, "the table line is \(big.count) characters")
+        #expect(big.contains("… (4004 bytes)"))
+        #expect(lines.contains { $0.contains("small=1") && $0.count < 120 })
+        let json = try sandbox.succeed(["cookies", "list", "--json"]).objects()
+        #expect(json.first { $0["name"] as? String == "big" }?["value"] as? String == value)
+    }
+}
