@@ -6,8 +6,11 @@ enum IndexedDBCommands {
     /// The group.
     static var group: CommandGroup {
         CommandGroup(
-            name: "idb", summary: "list IndexedDB databases and dump their records",
-            commands: [CommandSpec(ListCommand.self), CommandSpec(DumpCommand.self)])
+            name: "idb", summary: "list IndexedDB databases, dump their records, put and delete one",
+            commands: [
+                CommandSpec(ListCommand.self), CommandSpec(DumpCommand.self), CommandSpec(PutCommand.self),
+                CommandSpec(DeleteCommand.self),
+            ])
     }
 
     /// `wkstore idb list`.

@@ -139,4 +139,58 @@ import WebsiteData
         #expect(try fresh.succeed(["idb", "list"]).stdout.isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: fresh.store.path).isEmpty)
     }
+
+    @Test func putAndDeleteOneRecordAsTheLibrarySeesIt() throws {
+        let sandbox = try makeStore()
+        let base = ["--origin", "https://app.example.com", "--db", "app"]
+        // A store with a key path and a key generator: the key comes from the value, or is generated.
+        let put = try sandbox.succeed(
+            ["idb", "put"] + base + [
+                "--object-store", "notes", #"{"id": 7, "title": "From the CLI", "tags": ["cli"]}"#,
+            ])
+        #expect(put.stdout == "stored 7 in notes\n")
+        let generated = try sandbox.succeed(
+            ["idb", "put"] + base + ["--object-store", "notes", #"{"title": "Next"}"#])
+        #expect(generated.stdout == "stored 8 in notes\n")
+        // A store with out-of-line keys takes --key, with dump's tagged forms.
+        let dated = try sandbox.succeed(
+            ["idb", "put"] + base + [
+                "--object-store", "blobs", "--key", #"{"$date": "2026-01-01T00:00:00.000Z"}"#, #"{"$undefined": true}"#,
+            ])
+        #expect(dated.stdout == #"stored {"$date":"2026-01-01T00:00:00.000Z"} in blobs"# + "\n")
+
+        let store = try WebsiteDataStore(directory: sandbox.store)
+        let app = try store.indexedDB.open(origin: Self.origin, name: "app", version: 2) { _, _ in }
+        try app.transaction(["notes", "blobs"]) { tx in
+            let note = try #require(try tx.objectStore("notes").get(7))
+            #expect(note["title"] == .string("From the CLI"))
+            #expect(try tx.objectStore("notes").index("byTag").count(.only("cli")) == 1)
+            #expect(try tx.objectStore("blobs").get(.date(Date(timeIntervalSince1970: 1_767_225_600))) == .undefined)
+        }
+
+        let deleted = try sandbox.succeed(["idb", "delete"] + base + ["--object-store", "notes", "--key", "7"])
+        #expect(deleted.stdout == "deleted 7 from notes\n")
+        let none = try sandbox.runInStore(
+            ["idb", "delete"] + base + ["--object-store", "notes", "--key", "7", "--must-match"])
+        #expect(none.status == 1)
+        #expect(none.stdout == "no record 7 in notes\n")
+        #expect(none.stderr == "wkstore: no record 7 in notes (--must-match)\n")
+        let gone = try app.transaction("notes") { tx in try tx.objectStore("notes").get(7) }
+        #expect(gone == nil)
+
+        // Bad input: a one-line message, nothing stored.
+        let before = try sandbox.succeed(["idb", "dump"] + base).stdout
+        for (arguments, status) in [
+            (["--object-store", "notes", "{not json"], 2),
+            (["--object-store", "notes", "--key", "true", "{}"], 2),
+            (["--object-store", "nope", "{}"], 1),
+            (["--object-store", "blobs", "{}"], 1), // out-of-line keys and no --key
+            (["--object-store", "notes", "--key", "9", #"{"id": 7}"#], 1), // a key path and --key
+        ] {
+            let bad = try sandbox.runInStore(["idb", "put"] + base + arguments)
+            #expect(bad.status == Int32(status), "\(arguments): \(bad.stderr)")
+            #expect(bad.isOneLineMessage, "\(arguments)")
+        }
+        #expect(try sandbox.succeed(["idb", "dump"] + base).stdout == before)
+    }
 }
