@@ -53,6 +53,8 @@ enum ExitStatus {
             return (error.code == .invalidMessageHandlerName ? usage : failure, error.description)
         case let error as DatabaseError:
             return (failure, error.description)
+        case let error where FileErrorReason.isFoundationFileError(error):
+            return (failure, FileErrorReason.message(error))
         case let error as CustomStringConvertible:
             return (failure, error.description)
         default:

@@ -298,7 +298,7 @@ enum CookiesCommands {
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {
-            throw CLIError.failure("cannot read \(path): \((error as NSError).localizedDescription)")
+            throw CLIError.failure("cannot read \(path): \(FileErrorReason.text(error, path: path))")
         }
     }
 }

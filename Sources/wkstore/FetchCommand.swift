@@ -261,7 +261,7 @@ struct FetchCommand: Command {
                 try output.write(contentsOf: chunk)
             }
         } catch {
-            throw CLIError.failure("cannot write to \(target.path): \((error as NSError).localizedDescription)")
+            throw CLIError.failure("cannot write to \(target.path): \(FileErrorReason.text(error, path: target.path))")
         }
     }
 

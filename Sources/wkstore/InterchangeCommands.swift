@@ -323,7 +323,7 @@ enum InterchangeCommands {
         } catch {
             try? FileManager.default.removeItem(at: file)
             throw CLIError.failure(
-                "cannot copy standard input to \(file.path): \((error as NSError).localizedDescription)")
+                "cannot copy standard input to \(file.path): \(FileErrorReason.text(error, path: file.path))")
         }
         return file
     }

@@ -48,7 +48,7 @@ final class HTTPDiskCache: Sendable {
                 at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw StoreError.cannotOpen(
-                path: folder.path, detail: "cannot create the cache folder (\(error.localizedDescription))")
+                path: folder.path, detail: "cannot create the cache folder (\(FileErrorReason.text(error)))")
         }
         chmod(folder.path, 0o700)
         return folder

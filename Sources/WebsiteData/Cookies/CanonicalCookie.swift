@@ -184,6 +184,9 @@ enum CanonicalCookie {
             return .failure(CookieRejection(.malformed, name: name))
         }
         cookie.domain = ascii
+        if let problem = CookieRules.pairProblem(name: cookie.name, value: cookie.value) {
+            return .failure(CookieRejection(.malformed, name: name, detail: problem))
+        }
         if cookie.name.utf8.count + cookie.value.utf8.count > CookieRules.maxNameValueBytes
             || (cookie.name.isEmpty && cookie.value.isEmpty)
             || cookie.domain.isEmpty || !isHostName(cookie.domain)

@@ -4,11 +4,20 @@ public struct CookieRejection: Error, Sendable, Hashable, CustomStringConvertibl
     public let reason: Reason
     /// The cookie's name, when it had one.
     public let name: String
+    /// What exactly broke the rule, in words a user can act on (`its name and value are 5003
+    /// bytes, over the 4096-byte limit`), when the reason alone does not say.
+    public let detail: String?
 
     /// Creates a rejection.
-    public init(_ reason: Reason, name: String = "") {
+    ///
+    /// - Parameters:
+    ///   - reason: the rule that refused the cookie.
+    ///   - name: the cookie's name, when it had one.
+    ///   - detail: what exactly broke the rule, when the reason alone does not say.
+    public init(_ reason: Reason, name: String = "", detail: String? = nil) {
         self.reason = reason
         self.name = name
+        self.detail = detail
     }
 
     /// A rule of the storage model.
@@ -46,7 +55,7 @@ public struct CookieRejection: Error, Sendable, Hashable, CustomStringConvertibl
     public var description: String {
         let subject = name.isEmpty ? "cookie" : "cookie '\(name)'"
         switch reason {
-        case .malformed: return "\(subject) refused: not a valid Set-Cookie value"
+        case .malformed: return "\(subject) refused: \(detail ?? "not a valid Set-Cookie value")"
         case .publicSuffixDomain: return "\(subject) refused: its Domain is a public suffix"
         case .domainMismatch: return "\(subject) refused: its Domain does not match the host that set it"
         case .secureFromInsecureOrigin: return "\(subject) refused: Secure cookies need a secure origin"

@@ -211,7 +211,7 @@ public final class HTTPCookieStore: Sendable {
         outcomes.reserveCapacity(headers.count)
         for header in headers {
             guard let parsed = ParsedCookie.parse(header) else {
-                summary.rejected.append(CookieRejection(.malformed))
+                summary.rejected.append(CookieRejection(.malformed, detail: CookieRules.whyIgnored(header)))
                 continue
             }
             switch CanonicalCookie.make(parsed, request: request, url: url, context: context, api: api, now: now) {

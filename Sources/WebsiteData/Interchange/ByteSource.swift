@@ -33,7 +33,8 @@ final class ByteSource {
         if reachedEnd { return false }
         let data: Data?
         do { data = try handle.read(upToCount: Self.chunkSize) } catch {
-            throw CookieFileError(path: displayPath, reason: "cannot read the file (\(error.localizedDescription))")
+            throw CookieFileError(
+                path: displayPath, reason: "cannot read the file (\(FileErrorReason.text(error, path: displayPath)))")
         }
         guard let data, !data.isEmpty else {
             reachedEnd = true

@@ -32,7 +32,8 @@ struct ChunkWriter {
         do {
             try handle.write(contentsOf: buffer)
         } catch {
-            throw CookieFileError(path: displayPath, reason: "cannot write (\(error.localizedDescription))")
+            throw CookieFileError(
+                path: displayPath, reason: "cannot write (\(FileErrorReason.text(error, path: displayPath)))")
         }
         buffer.removeAll(keepingCapacity: true)
     }

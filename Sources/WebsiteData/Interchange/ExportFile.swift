@@ -42,14 +42,6 @@ enum ExportFile {
         return result
     }
 
-    /// The reason of a file error, in words (the POSIX message where there is one).
-    static func reasonText(_ error: Error) -> String {
-        let nsError = error as NSError
-        if let underlying = nsError.userInfo[NSUnderlyingErrorKey] as? NSError, underlying.domain == NSPOSIXErrorDomain
-        {
-            return String(cString: strerror(Int32(underlying.code)))
-        }
-        if nsError.domain == NSPOSIXErrorDomain { return String(cString: strerror(Int32(nsError.code))) }
-        return nsError.localizedDescription
-    }
+    /// The reason of a file error, in words (see `FileErrorReason`).
+    static func reasonText(_ error: Error, path: String? = nil) -> String { FileErrorReason.text(error, path: path) }
 }

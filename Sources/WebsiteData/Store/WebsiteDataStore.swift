@@ -84,7 +84,7 @@ public final class WebsiteDataStore: Sendable {
             throw StoreError.noSuchStore(identifier: identifier)
         }
         do { try FileManager.default.removeItem(at: directory) } catch {
-            throw StoreError.cannotOpen(path: directory.path, detail: error.localizedDescription)
+            throw StoreError.cannotOpen(path: directory.path, detail: FileErrorReason.text(error))
         }
     }
 
@@ -107,7 +107,7 @@ public final class WebsiteDataStore: Sendable {
                 attributes: [.posixPermissions: 0o700])
         } catch {
             throw StoreError.cannotOpen(
-                path: directory.path, detail: "cannot create the directory (\(error.localizedDescription))")
+                path: directory.path, detail: "cannot create the directory (\(FileErrorReason.text(error)))")
         }
     }
 

@@ -243,7 +243,7 @@ struct InterchangeNetscapeTests {
         BadLine("empty domain", "\tFALSE\t/\tFALSE\t0\tn\tv", "domain"),
         BadLine(
             "over 4096 bytes", "www.example.com\tFALSE\t/\tFALSE\t0\tn\t" + String(repeating: "v", count: 4100),
-            "not a valid"),
+            "over the 4096-byte limit"),
         BadLine(
             "over-long line", "www.example.com\tFALSE\t/\tFALSE\t0\tn\t" + String(repeating: "v", count: 70_000),
             "longer than"),

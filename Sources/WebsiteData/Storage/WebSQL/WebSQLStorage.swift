@@ -255,7 +255,7 @@ public final class WebSQLStorage: Sendable {
                 attributes: [.posixPermissions: 0o700])
         } catch {
             throw StoreError.cannotOpen(
-                path: directory.path, detail: "cannot create the directory (\(error.localizedDescription))")
+                path: directory.path, detail: "cannot create the directory (\(FileErrorReason.text(error)))")
         }
         // Create the file 0600 before SQLite opens it: SQLite gives its journal and WAL the same mode.
         let fd = Foundation.open(url.path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
