@@ -71,11 +71,20 @@ struct ClearCommand: Command {
         try CLIError.requireMatch(!removed.isEmpty, mustMatch, "nothing matched")
     }
 
-    /// `removed cookies, diskcache for example.com` per record, or `nothing to remove`.
+    /// `removed cookies, diskcache for example.com` per record, or `nothing to remove`; a dry run
+    /// counts what it would remove: `would remove cookies (3 cookies), diskcache (1 cached response)
+    /// for example.com`.
     static func lines(_ removed: [WebsiteDataRecord], dryRun: Bool) -> [String] {
         if removed.isEmpty { return ["nothing to remove"] }
-        return removed.map {
-            "\(dryRun ? "would remove" : "removed") \(DataFormat.typeNames($0.dataTypes).joined(separator: ", ")) for \($0.displayName)"
+        return removed.map { record in
+            let types = record.dataTypes.sorted()
+            guard dryRun else {
+                return "removed \(types.map(\.cliName).joined(separator: ", ")) for \(record.displayName)"
+            }
+            let counted = types.map { type in
+                record.counts[type].map { "\(type.cliName) (\(Format.count($0, type.itemName)))" } ?? type.cliName
+            }
+            return "would remove \(counted.joined(separator: ", ")) for \(record.displayName)"
         }
     }
 

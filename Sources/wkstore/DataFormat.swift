@@ -82,6 +82,10 @@ enum DataFormat {
             members.append(("sizes", .object(record.sizes.keys.sorted().map { ($0.cliName, .int(record.sizes[$0]!)) })))
             members.append(("totalSize", .int(record.totalSize)))
         }
+        if !record.counts.isEmpty {
+            members.append(
+                ("counts", .object(record.counts.keys.sorted().map { ($0.cliName, .int(Int64(record.counts[$0]!))) })))
+        }
         return .object(members)
     }
 

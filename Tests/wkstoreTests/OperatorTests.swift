@@ -103,4 +103,27 @@ import Testing
         let json = try sandbox.succeed(["cookies", "list", "--json"]).objects()
         #expect(json.first { $0["name"] as? String == "big" }?["value"] as? String == value)
     }
+
+    @Test func aDryRunCountsWhatItWouldRemovePerSiteAndType() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(["cookies", "set", "--url", "https://www.example.com/", "a=1", "b=2", "c=3"])
+        try sandbox.succeed(["cookies", "set", "--url", "https://example.org/", "d=4"])
+        try sandbox.succeed(["storage", "set", "--origin", "https://www.example.com", "k1", "v"])
+        try sandbox.succeed(["storage", "set", "--origin", "https://app.example.com", "k2", "v"])
+        let dry = try sandbox.succeed(["clear", "--types", "cookies,localstorage", "--dry-run"])
+        #expect(
+            dry.lines == [
+                "would remove cookies (3 cookies), localstorage (2 storage keys) for example.com",
+                "would remove cookies (1 cookie) for example.org",
+            ])
+        let json = try sandbox.succeed(["clear", "--types", "all", "--dry-run", "--json"]).object()
+        let removed = try #require(json["removed"] as? [[String: Any]])
+        #expect(removed.first?["counts"] as? [String: Int] == ["cookies": 3, "localstorage": 2])
+        // Nothing was removed; the real clear reports the same sites.
+        #expect(try sandbox.succeed(["cookies", "list"]).lines.count == 4)
+        #expect(
+            try sandbox.succeed(["clear", "--types", "cookies,localstorage"]).lines == [
+                "removed cookies, localstorage for example.com", "removed cookies for example.org",
+            ])
+    }
 }

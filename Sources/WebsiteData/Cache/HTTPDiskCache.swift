@@ -437,8 +437,8 @@ extension HTTPDiskCache: WebsiteDataComponent {
     }
 
     /// Removes the matching entries (rows first, in one transaction, then their body files).
-    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String> {
-        guard isEnabled else { return [] }
+    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> [String: Int] {
+        guard isEnabled else { return [:] }
         var conditions: [String] = []
         var values: [DatabaseValue] = []
         if let since = filter.modifiedSince {
@@ -446,28 +446,29 @@ extension HTTPDiskCache: WebsiteDataComponent {
             values.append(.real(since.timeIntervalSince1970))
         }
         if let sites = filter.sites {
-            guard !sites.isEmpty else { return [] }
+            guard !sites.isEmpty else { return [:] }
             conditions.append("site IN (" + sites.map { _ in "?" }.joined(separator: ", ") + ")")
             values += sites.sorted().map { .text($0) }
         }
         let whereClause = conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ")
         if dryRun {
-            return Set(
-                try database.read { db in
-                    try db.rows("SELECT DISTINCT site FROM http_cache" + whereClause, values) { $0.string(0) }
-                })
+            return try database.read { db in
+                Dictionary(
+                    uniqueKeysWithValues: try db.rows(
+                        "SELECT site, count(*) FROM http_cache" + whereClause + " GROUP BY site", values
+                    ) { ($0.string(0), Int($0.int(1))) })
+            }
         }
         let log =
             filter.sites.map { $0.sorted().map { ChangeLogEntry(.diskCache, site: $0) } } ?? [
                 ChangeLogEntry(.diskCache, site: "*")
             ]
-        let (sites, files) = try database.writeNow(changes: log) { db -> (Set<String>, [String]) in
-            let rows = try db.rows("DELETE FROM http_cache" + whereClause + " RETURNING site, body_file", values) {
+        let rows = try database.writeNow(changes: log) { db in
+            try db.rows("DELETE FROM http_cache" + whereClause + " RETURNING site, body_file", values) {
                 ($0.string(0), $0.optionalString(1))
             }
-            return (Set(rows.map(\.0)), rows.compactMap(\.1))
         }
-        deleteFiles(files)
-        return sites
+        deleteFiles(rows.compactMap(\.1))
+        return rows.reduce(into: [:]) { counts, row in counts[row.0, default: 0] += 1 }
     }
 }

@@ -131,13 +131,14 @@ final class HTTPMemoryCache: Sendable {
         if s.variants[key.resource]?.isEmpty == true { s.variants[key.resource] = nil }
     }
 
-    private func remove(_ s: inout State, where predicate: (Item) -> Bool) -> Set<String> {
-        var sites = Set<String>()
+    /// Removes the entries `predicate` matches; returns how many per display name.
+    private func remove(_ s: inout State, where predicate: (Item) -> Bool) -> [String: Int] {
+        var counts: [String: Int] = [:]
         for (key, item) in s.entries where predicate(item) {
-            sites.insert(item.entry.site)
+            counts[item.entry.site, default: 0] += 1
             remove(key, &s)
         }
-        return sites
+        return counts
     }
 
     /// Applies other processes' changes: memory-cache removals by site and date, and disk-cache
@@ -208,11 +209,13 @@ extension HTTPMemoryCache: WebsiteDataComponent {
 
     /// Removes matching entries here and records the removal in the change log, so that every
     /// other process sharing the store removes its own matching entries on its next access.
-    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String> {
-        let sites = state.withLock { s -> Set<String> in
+    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> [String: Int] {
+        let counts = state.withLock { s -> [String: Int] in
             refresh(&s)
             let match: (Item) -> Bool = { filter.matches(site: $0.entry.site, modified: $0.entry.modified) }
-            if dryRun { return Set(s.entries.values.filter(match).map(\.entry.site)) }
+            if dryRun {
+                return s.entries.values.filter(match).reduce(into: [:]) { $0[$1.entry.site, default: 0] += 1 }
+            }
             return remove(&s, where: match)
         }
         if !dryRun {
@@ -222,7 +225,7 @@ extension HTTPMemoryCache: WebsiteDataComponent {
                 ?? [ChangeLogEntry(.memoryCache, site: "*", since: since)]
             try database.write(changes: log) { _ in }
         }
-        return sites
+        return counts
     }
 }
 

@@ -35,18 +35,18 @@ enum StorageRemoval {
         return sites.sorted().map { ChangeLogEntry(type, site: $0, since: filter.modifiedSince) }
     }
 
-    /// The display names with rows in `table` that the filter matches.
-    static func matchingSites(in table: String, _ filter: RemovalFilter, _ db: DatabaseConnection) throws -> Set<String>
+    /// The rows of `table` that the filter matches, counted per display name.
+    static func matchingCounts(in table: String, _ filter: RemovalFilter, _ db: DatabaseConnection) throws
+        -> [String: Int]
     {
-        var sites = Set<String>()
+        var counts: [String: Int] = [:]
         for condition in conditions(filter) {
-            for site in try db.rows(
-                "SELECT DISTINCT site FROM \(table) WHERE \(condition.sql)", condition.arguments, { $0.string(0) })
-            {
-                sites.insert(site)
+            let sql = "SELECT site, count(*) FROM \(table) WHERE \(condition.sql) GROUP BY site"
+            for (site, count) in try db.rows(sql, condition.arguments, { ($0.string(0), $0.int(1)) }) {
+                counts[site, default: 0] += Int(count)
             }
         }
-        return sites
+        return counts
     }
 
     /// Maps a database error to the store's error type; other errors pass through.

@@ -32,8 +32,10 @@ protocol WebsiteDataComponent: Sendable {
     var dataType: WebsiteDataType { get }
     /// Bytes held per display name. Sites with no data are absent.
     func siteSizes() throws -> [String: Int64]
-    /// Removes (or, with `dryRun`, only finds) the data the filter matches; returns the display names it took data from.
-    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String>
+    /// Removes (or, with `dryRun`, only finds) the data the filter matches; returns, per display
+    /// name it took data from, how many items it took (cookies, cached responses, storage keys,
+    /// databases, application-cache groups: `WebsiteDataType.itemName`).
+    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> [String: Int]
     /// Ends the store's browsing session for this type (session cookies, sessionStorage namespaces).
     func endSession() throws
 }
@@ -62,13 +64,12 @@ extension HTTPCookieStore: WebsiteDataComponent {
         return sizes
     }
 
-    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String> {
-        if dryRun {
-            return Set(try allCookies().filter { filter.matches(site: $0.site, modified: $0.modified) }.map(\.site))
-        }
-        let everySite = filter.sites == nil
-        return Set(
-            try remove(cause: .explicit, everySite: everySite) { filter.matches(site: $0.site, modified: $0.modified) }
-                .map(\.site))
+    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> [String: Int] {
+        let matches: (Cookie) -> Bool = { filter.matches(site: $0.site, modified: $0.modified) }
+        let taken =
+            dryRun
+            ? try allCookies().filter(matches)
+            : try remove(cause: .explicit, everySite: filter.sites == nil, where: matches)
+        return taken.reduce(into: [:]) { counts, cookie in counts[cookie.site, default: 0] += 1 }
     }
 }

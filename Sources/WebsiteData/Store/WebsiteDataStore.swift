@@ -173,9 +173,10 @@ public final class WebsiteDataStore: Sendable {
     {
         var records: [String: WebsiteDataRecord] = [:]
         for component in components(ofTypes: types) {
-            for site in try component.removeData(matching: filter, dryRun: dryRun) {
+            for (site, count) in try component.removeData(matching: filter, dryRun: dryRun) {
                 records[site, default: WebsiteDataRecord(displayName: site, dataTypes: [])].dataTypes.insert(
                     component.dataType)
+                records[site]?.counts[component.dataType] = count
             }
         }
         return records.values.sorted { $0.displayName < $1.displayName }

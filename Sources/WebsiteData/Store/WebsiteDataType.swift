@@ -39,6 +39,17 @@ public enum WebsiteDataType: String, CaseIterable, Sendable, Hashable, Codable, 
         }
     }
 
+    /// What one item of this type is, as `WebsiteDataRecord.counts` counts them (singular).
+    public var itemName: String {
+        switch self {
+        case .cookies: "cookie"
+        case .diskCache, .memoryCache: "cached response"
+        case .offlineWebApplicationCache: "application cache"
+        case .sessionStorage, .localStorage: "storage key"
+        case .webSQLDatabases, .indexedDBDatabases: "database"
+        }
+    }
+
     /// Finds a type by its short command-line name or its WebKit name.
     ///
     /// - Parameter name: `cookies`, `diskcache`, … or `WKWebsiteDataTypeCookies`, …; case-insensitive.

@@ -241,11 +241,11 @@ public final class ApplicationCacheStorage: Sendable {
 
     /// Removes the groups matching any condition, with their entries; returns their sites.
     private func removeGroups(changes: [ChangeLogEntry], conditions: [(sql: String, arguments: [DatabaseValue])]) throws
-        -> Set<String>
+        -> [String: Int]
     {
         do {
             return try database.writeNow(changes: changes) { db in
-                var sites = Set<String>()
+                var counts: [String: Int] = [:]
                 for condition in conditions {
                     let groups = try db.rows(
                         "SELECT id, site FROM appcache_groups WHERE \(condition.sql)", condition.arguments
@@ -255,10 +255,10 @@ public final class ApplicationCacheStorage: Sendable {
                     for (id, site) in groups {
                         try db.execute("DELETE FROM appcache_entries WHERE group_id = ?", [.integer(id)])
                         try db.execute("DELETE FROM appcache_groups WHERE id = ?", [.integer(id)])
-                        sites.insert(site)
+                        counts[site, default: 0] += 1
                     }
                 }
-                return sites
+                return counts
             }
         } catch {
             throw StorageRemoval.storeError(error)
@@ -282,10 +282,10 @@ extension ApplicationCacheStorage: WebsiteDataComponent {
         }
     }
 
-    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String> {
+    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> [String: Int] {
         let conditions = StorageRemoval.conditions(filter)
-        guard !conditions.isEmpty else { return [] }
-        if dryRun { return try read { try StorageRemoval.matchingSites(in: "appcache_groups", filter, $0) } }
+        guard !conditions.isEmpty else { return [:] }
+        if dryRun { return try read { try StorageRemoval.matchingCounts(in: "appcache_groups", filter, $0) } }
         return try removeGroups(
             changes: StorageRemoval.changes(.offlineWebApplicationCache, filter), conditions: conditions)
     }

@@ -16,7 +16,7 @@ extension IndexedDBStore: WebsiteDataComponent {
     }
 
     /// Removes whole databases: those of the filter's sites, modified (last written) at or after its date.
-    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String> {
+    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> [String: Int] {
         var condition = ""
         var values: [DatabaseValue] = []
         if let since = filter.modifiedSince {
@@ -24,15 +24,18 @@ extension IndexedDBStore: WebsiteDataComponent {
             values.append(.real(since.timeIntervalSince1970))
         }
         if let sites = filter.sites {
-            if sites.isEmpty { return [] }
+            if sites.isEmpty { return [:] }
             condition += " AND site IN (" + Array(repeating: "?", count: sites.count).joined(separator: ", ") + ")"
             values += sites.sorted().map { .text($0) }
         }
-        let select = "SELECT DISTINCT site FROM idb_databases WHERE 1\(condition)"
-        let sites = Set(try readTransaction { db in try db.rows(select, values) { $0.string(0) } })
-        if dryRun || sites.isEmpty { return sites }
-        return try writeTransaction(sites: sites) { db in
-            let taken = Set(try db.rows(select, values) { $0.string(0) })
+        let select = "SELECT site, count(*) FROM idb_databases WHERE 1\(condition) GROUP BY site"
+        let count: (DatabaseConnection) throws -> [String: Int] = { db in
+            Dictionary(uniqueKeysWithValues: try db.rows(select, values) { ($0.string(0), Int($0.int(1))) })
+        }
+        let counts = try readTransaction(count)
+        if dryRun || counts.isEmpty { return counts }
+        return try writeTransaction(sites: Set(counts.keys)) { db in
+            let taken = try count(db)
             try db.execute("DELETE FROM idb_databases WHERE 1\(condition)", values)
             return taken
         }

@@ -214,17 +214,17 @@ extension LocalStorage: WebsiteDataComponent {
         }
     }
 
-    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String> {
+    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> [String: Int] {
         let conditions = StorageRemoval.conditions(filter)
-        guard !conditions.isEmpty else { return [] }
-        if dryRun { return try read { try StorageRemoval.matchingSites(in: "local_storage", filter, $0) } }
+        guard !conditions.isEmpty else { return [:] }
+        if dryRun { return try read { try StorageRemoval.matchingCounts(in: "local_storage", filter, $0) } }
         do {
             return try database.writeNow(changes: StorageRemoval.changes(.localStorage, filter)) { db in
-                let sites = try StorageRemoval.matchingSites(in: "local_storage", filter, db)
+                let counts = try StorageRemoval.matchingCounts(in: "local_storage", filter, db)
                 for condition in conditions {
                     try db.execute("DELETE FROM local_storage WHERE \(condition.sql)", condition.arguments)
                 }
-                return sites
+                return counts
             }
         } catch {
             throw StorageRemoval.storeError(error)

@@ -366,15 +366,17 @@ public final class SessionStorage: Sendable {
 
     /// Removes the items the filter matches from every namespace; returns the sites they were of.
     @discardableResult
-    private static func remove(_ s: inout State, matching filter: RemovalFilter, dryRun: Bool = false) -> Set<String> {
-        var sites = Set<String>()
+    /// Removes (or, with `dryRun`, only counts) the items `filter` matches; returns how many per display name.
+    private static func remove(_ s: inout State, matching filter: RemovalFilter, dryRun: Bool = false) -> [String: Int]
+    {
+        var counts: [String: Int] = [:]
         for (namespace, areas) in s.namespaces {
             for (origin, area) in areas {
                 let site = origin.site
                 if let allowed = filter.sites, !allowed.contains(site) { continue }
                 let removed = area.items.filter { filter.matches(site: site, modified: $0.value.modified) }
                 guard !removed.isEmpty else { continue }
-                sites.insert(site)
+                counts[site, default: 0] += removed.count
                 if dryRun { continue }
                 var kept = area
                 for (key, item) in removed {
@@ -384,7 +386,7 @@ public final class SessionStorage: Sendable {
                 s.namespaces[namespace]![origin] = kept.items.isEmpty ? nil : kept
             }
         }
-        return sites
+        return counts
     }
 }
 
@@ -409,8 +411,8 @@ extension SessionStorage: WebsiteDataComponent {
     /// Removes from this object's namespaces, and records the removal in the store (a row of
     /// `session_storage_clears` and change-log entries) so that other store objects, in this
     /// process or others, remove the same on their next call.
-    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String> {
-        if filter.sites?.isEmpty == true { return [] }
+    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> [String: Int] {
+        if filter.sites?.isEmpty == true { return [:] }
         let sites = try state.withLock { s in
             try refresh(&s)
             return Self.remove(&s, matching: filter, dryRun: dryRun)

@@ -353,17 +353,17 @@ extension WebSQLStorage: WebsiteDataComponent {
         return sizes
     }
 
-    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> Set<String> {
+    func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> [String: Int] {
         let conditions = StorageRemoval.conditions(filter)
-        guard !conditions.isEmpty else { return [] }
+        guard !conditions.isEmpty else { return [:] }
         if dryRun {
             do {
-                return try database.read { try StorageRemoval.matchingSites(in: "websql_databases", filter, $0) }
+                return try database.read { try StorageRemoval.matchingCounts(in: "websql_databases", filter, $0) }
             } catch {
                 throw StorageRemoval.storeError(error)
             }
         }
-        return Set(
-            try remove(changes: StorageRemoval.changes(.webSQLDatabases, filter), conditions: conditions).map(\.site))
+        return try remove(changes: StorageRemoval.changes(.webSQLDatabases, filter), conditions: conditions)
+            .reduce(into: [:]) { counts, database in counts[database.site, default: 0] += 1 }
     }
 }
