@@ -203,7 +203,16 @@ struct StorageStateReader {
                     byte = after
                 }
                 guard byte == UInt8(ascii: "{") else {
-                    throw error("\(entryPath(index)) must be a cookie object, found \(describe(byte))")
+                    // JSON, but not a cookie object: read through, and refused on its own.
+                    let at = line
+                    let found = describe(byte)
+                    try skipValue(depth: 2)
+                    index += 1
+                    state = .cookies(first: false)
+                    return .refusedCookie(
+                        CookieImportRefusal(
+                            line: at, index: index - 1, path: entryPath(index - 1),
+                            reason: "must be a cookie object, found \(found)"))
                 }
                 let start = line
                 let read = try readCookie(startLine: start, created: created)
