@@ -3,7 +3,7 @@
 
   scripts/fuzz-seeds.py TARGET OUT_DIR
 
-Targets: set-cookie, cookie-date, cookie-store (the http-state suite), netscape and storage-state
+Targets: set-cookie, cookie-date, cookie-store (the http-state suite), netscape, storage-state and extension-json
 (cookie files built from the suite's Set-Cookie lines), cache-control and vary (the response and
 request header fields of the http-tests/cache-tests suite), idb-key (encodings of keys and values,
 written with the layout of Docs/indexeddb.md), user-script (the suite's Set-Cookie lines for a page).
@@ -101,6 +101,19 @@ elif target == "storage-state":
                             "path": "/", "expires": -1 if j % 3 else 2000000000.5, "httpOnly": j % 2 == 0,
                             "secure": "secure" in line.lower(), "sameSite": ["Lax", "Strict", "None"][j % 3]})
         seeds.append(json.dumps({"cookies": cookies, "origins": [{"origin": "https://example.com", "localStorage": [{"name": "k", "value": "v"}]}]}, indent=2))
+elif target == "extension-json":
+    for lines in set_cookie_lines():
+        cookies = []
+        for j, line in enumerate(lines[:8]):
+            name, _, value = line.split(";")[0].partition("=")
+            cookie = {"domain": ".example.com" if j % 2 else "www.example.com", "hostOnly": j % 2 == 0,
+                      "httpOnly": j % 2 == 0, "name": name.strip(), "path": "/",
+                      "sameSite": ["lax", "strict", "no_restriction", "unspecified"][j % 4],
+                      "secure": "secure" in line.lower(), "session": j % 3 == 0, "storeId": "0", "value": value.strip()}
+            if j % 3:
+                cookie["expirationDate"] = 2000000000.5
+            cookies.append(cookie)
+        seeds.append(json.dumps(cookies, indent=2))
 elif target in ("cache-control", "vary"):
     for test in cache_tests():
         for request in test.get("requests", []):

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer target for a while, seeded from the conformance suites and the regression inputs.
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [TARGET...]      (default 60 s, every target)
-# Targets: set-cookie, cookie-date, cookie-store, netscape, storage-state, cache-control, vary,
+# Targets: set-cookie, cookie-date, cookie-store, netscape, storage-state, extension-json, cache-control, vary,
 # idb-key, user-script (Sources/wkstore-fuzz/FuzzTargets*.swift).
 # Crashing inputs are written to .fuzz/crashes/TARGET/; replay one with
 #   swift run wkstore-fuzz TARGET FILE

@@ -36,6 +36,7 @@ extension FuzzTargets {
 
     static func netscapeImport(_ data: Data) { cookieImport(data, format: .netscape) }
     static func storageStateImport(_ data: Data) { cookieImport(data, format: .storageState) }
+    static func extensionJSONImport(_ data: Data) { cookieImport(data, format: .extensionJSON) }
 
     /// Imports the bytes as a file of `format` into a store holding one cookie: either the whole
     /// file is refused and the store is as it was, or every cookie stored meets the rules, and
@@ -104,7 +105,7 @@ extension FuzzTargets {
             func fields(_ c: Cookie) -> String {
                 var text =
                     "\(c.name)=\(c.value) \(c.domain)\(c.path) host-only \(c.isHostOnly) secure \(c.isSecure) httponly \(c.isHTTPOnly)"
-                if format == .storageState {
+                if format != .netscape {
                     text +=
                         " samesite \(c.sameSite) partition \(c.partitionKey) expires \(c.expires.map { String(Int64($0.timeIntervalSince1970 * 1000)) } ?? "-")"
                 } else {

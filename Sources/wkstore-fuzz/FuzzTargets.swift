@@ -15,6 +15,7 @@ enum FuzzTargets {
         "cookie-store": cookieStore,
         "netscape": netscapeImport,
         "storage-state": storageStateImport,
+        "extension-json": extensionJSONImport,
         "cache-control": cacheControl,
         "vary": vary,
         "idb-key": idbKey,

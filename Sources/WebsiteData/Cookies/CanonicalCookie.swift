@@ -281,10 +281,12 @@ enum CanonicalCookie {
 
     /// Whether a cookie's domain could be a URL's host: none of the WHATWG URL standard's
     /// forbidden domain code points (controls, space, `#`, `%`, `/`, `<`, `>`, `?`, `@`, `[`,
-    /// `\`, `]`, `^`, `|`, DEL), `:` allowed for IPv6. A cookie given whole (an import,
+    /// `\`, `]`, `^`, `|`, DEL), `:` allowed in an IPv6 address only. A cookie given whole (an import,
     /// `setCookie`) is checked as if its domain had set it, so it needs a domain that can.
     private static func isHostName(_ domain: String) -> Bool {
-        !domain.utf8.contains { byte in
+        // `:` only in an IPv6 address: `example.com:8443` (a port, as wget writes) is no host.
+        if domain.utf8.contains(UInt8(ascii: ":")) && !ImportedCookieDomain.isIPv6Address(domain) { return false }
+        return !domain.utf8.contains { byte in
             byte <= 0x20 || byte == 0x7F || byte == UInt8(ascii: "#") || byte == UInt8(ascii: "%")
                 || byte == UInt8(ascii: "/")
                 || byte == UInt8(ascii: "<") || byte == UInt8(ascii: ">") || byte == UInt8(ascii: "?")

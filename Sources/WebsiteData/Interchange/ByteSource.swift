@@ -80,6 +80,27 @@ final class ByteSource {
         }
     }
 
+    /// The first `count` bytes that are not white space (fewer at the end of the file), looking
+    /// at most `limit` bytes ahead, without consuming anything.
+    func firstNonSpaceBytes(_ count: Int, limit: Int = 1 << 20) throws -> [UInt8] {
+        var found: [UInt8] = []
+        var index = position
+        while true {
+            while index < buffer.count {
+                let byte = buffer[index]
+                if !ByteSource.isSpace(byte) {
+                    found.append(byte)
+                    if found.count == count { return found }
+                }
+                index += 1
+                if index - position >= limit { return found }
+            }
+            let consumed = position
+            guard try refill() else { return found }
+            index -= consumed - position
+        }
+    }
+
     /// JSON white space (which is also what a blank `cookies.txt` line may hold, with tabs).
     @inline(__always)
     static func isSpace(_ byte: UInt8) -> Bool {

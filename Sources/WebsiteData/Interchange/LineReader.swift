@@ -25,8 +25,8 @@ struct LineReader {
 
     /// The next line without its line terminator, or `nil` at the end of the file.
     ///
-    /// - Throws: `Overflow.lineTooLong` for an over-long line that is not a comment;
-    ///   `CookieFileError` when the file cannot be read.
+    /// - Throws: `Overflow.lineTooLong` for an over-long line that is not a comment (skipped: the
+    ///   next call returns the line after it); `CookieFileError` when the file cannot be read.
     mutating func next() throws -> ArraySlice<UInt8>? {
         while true {
             let start = source.position
@@ -60,24 +60,26 @@ struct LineReader {
         }
     }
 
-    /// Skips a comment line too long to hold; any other over-long line is an error.
+    /// Skips a line too long to hold; a comment silently, any other line then throws (reading
+    /// can go on after it, with the next line).
     private mutating func skipOverlongLine() throws {
         let number = lineNumber + 1
-        guard Self.isComment(source.buffer[source.position...]) else { throw Overflow.lineTooLong(number) }
+        let comment = Self.isComment(source.buffer[source.position...])
         while true {
             source.discardBuffered()
             guard try source.refill() else {
                 lineNumber = number
                 scanned = 0
-                return
+                break
             }
             if let newline = Self.index(of: 0x0A, in: source.buffer, from: 0) {
                 source.position = newline + 1
                 scanned = source.position
                 lineNumber = number
-                return
+                break
             }
         }
+        if !comment { throw Overflow.lineTooLong(number) }
     }
 
     /// Whether a line is a comment: `#`, but not `#HttpOnly_`.

@@ -11,7 +11,8 @@ import Foundation
 /// cookie, other `#` lines and blank lines are comments, the include-subdomains flag (not the
 /// leading dot) decides between a domain and a host-only cookie, a six-field line whose third
 /// field is `TRUE` or `FALSE` lacks its path (`/` is used), and any other six-field line lacks
-/// its value (empty). Where curl quietly drops a bad line, an import refuses the whole file.
+/// its value (empty). wget's `host:port` domains are read as the host. Where curl quietly drops
+/// a bad line, an import lists it with its number and reason (or, strict, refuses the file).
 enum NetscapeCookieFile {
     /// The first line every writer of the format puts first (Python's `MozillaCookieJar` requires it).
     static let magicLine = "# Netscape HTTP Cookie File"
@@ -91,6 +92,8 @@ enum NetscapeCookieFile {
         }
 
         var domain = try text(bytes, fields[0], field: "domain", line: number)
+        // wget writes a non-default port after the host (`127.0.0.1:8080`); cookies have none.
+        if domain.utf8.contains(UInt8(ascii: ":")) { domain = ImportedCookieDomain.droppingPort(domain) }
         if domain.hasPrefix(".") { domain.removeFirst() }
         guard !domain.isEmpty else { throw CookieImportError(line: number, reason: "the domain field is empty") }
         let includeSubdomains = try flag(bytes, fields[1], field: "include subdomains (field 2)", line: number)

@@ -20,6 +20,9 @@ struct StorageStateImport {
     let store: WebsiteDataStore
     let namespace: UUID?
     let input: Input
+    /// Lenient: bad cookie entries are left out and listed; strict: the first refuses the file.
+    /// (Origin entries are checked before anything is written, and refuse the file in both.)
+    var options = CookieImportOptions.lenient
 
     /// An origin entry decoded and checked for form: what to import.
     struct Origin {
@@ -44,7 +47,7 @@ struct StorageStateImport {
         var readerFailed = false
         var reachedEnd = false
         do {
-            summary.cookies = try store.httpCookieStore.importCookies {
+            summary.cookies = try store.httpCookieStore.importCookies(options: options) {
                 while true {
                     let event: StorageStateReader.Event
                     do { event = try reader.nextEvent(created: clock.next()) } catch {
@@ -52,9 +55,16 @@ struct StorageStateImport {
                         throw error
                     }
                     switch event {
-                    case .cookie(let cookie, let line, let index):
+                    case .cookie(let cookie, let line, let index, let mapped):
                         lastCookie = index
-                        return (cookie, line)
+                        return .cookie(
+                            cookie, line: line, index: index, path: reader.entryPath(index), sameSiteMapped: mapped)
+                    case .refusedCookie(let refusal):
+                        if options.isStrict {
+                            throw StorageStateImportError(
+                                line: refusal.line, path: refusal.path, reason: refusal.reason)
+                        }
+                        return .refused(refusal)
                     case .endOfCookies:
                         return nil
                     case .end:
@@ -131,7 +141,7 @@ struct StorageStateImport {
                     count += 1
                 case .end:
                     return count
-                case .cookie, .endOfCookies:
+                case .cookie, .refusedCookie, .endOfCookies:
                     continue
                 }
             }
@@ -304,7 +314,7 @@ struct StorageStateImport {
                 try importOrigin(entry, into: &summary, progress: &progress)
             case .end:
                 return
-            case .cookie, .endOfCookies:
+            case .cookie, .refusedCookie, .endOfCookies:
                 continue
             }
         }

@@ -82,9 +82,10 @@ public enum StorageStateInterchange {
     /// Imports a storage-state file into a store: its cookies, each origin's localStorage and
     /// IndexedDB databases, and its sessionStorage into a namespace when one is named.
     ///
-    /// The whole file is checked first and nothing is written when anything in it is wrong.
-    /// Then the cookies are imported in one transaction (streamed, with the rules of
-    /// `CookieInterchange.importCookies`), then, origin by origin, the localStorage items (one
+    /// The whole file is checked first, and nothing is written when the JSON or an origin entry
+    /// is wrong. Then the cookies are imported in one transaction (streamed, with the rules of
+    /// `CookieInterchange.importCookies`: a lenient import leaves out and lists cookie entries
+    /// that cannot be imported, a strict one refuses the file at the first), then, origin by origin, the localStorage items (one
     /// transaction per origin; a key the file has takes the file's value, keys it lacks stay),
     /// the sessionStorage items (likewise), and the IndexedDB databases (one transaction per
     /// origin; each replaces the origin's database of the same name, others stay).
@@ -95,7 +96,9 @@ public enum StorageStateInterchange {
     ///   - sessionStorageNamespace: the identifier of the namespace to import `sessionStorage`
     ///     into, made when this store object has none; `nil` to leave sessionStorage out (the
     ///     summary counts what was left out).
-    /// - Returns: what was imported.
+    ///   - options: `.lenient` (the default) to leave out and list, in `summary.cookies.refusals`,
+    ///     cookie entries that cannot be imported; `.strict` to refuse the file at the first.
+    /// - Returns: what was imported, and the cookie entries left out.
     /// - Throws: `StorageStateImportError` naming the line and JSON path of what is wrong, and
     ///   what was already imported if a step failed after the check; `CookieFileError` when the
     ///   file cannot be opened or read; `StoreError.invalidArgument` for a namespace that is not
@@ -103,14 +106,14 @@ public enum StorageStateInterchange {
     @discardableResult
     public static func importStorageState(
         from url: URL, into store: WebsiteDataStore,
-        sessionStorageNamespace: String? = nil
+        sessionStorageNamespace: String? = nil, options: CookieImportOptions = .lenient
     ) throws -> StorageStateImportSummary {
         let namespace = try namespaceID(sessionStorageNamespace)
         // Fail on an unreadable file before anything else.
         do { try FileHandle(forReadingFrom: url).close() } catch {
             throw CookieFileError(path: url.path, reason: "cannot open the file (\(ExportFile.reasonText(error)))")
         }
-        return try StorageStateImport(store: store, namespace: namespace, input: .file(url)).run()
+        return try StorageStateImport(store: store, namespace: namespace, input: .file(url), options: options).run()
     }
 
     /// Imports a storage state read from an open file handle (a file, a pipe or standard input),
@@ -126,12 +129,13 @@ public enum StorageStateInterchange {
     ///   - store: the store to import into.
     ///   - sessionStorageNamespace: the identifier of the namespace to import `sessionStorage`
     ///     into, made when this store object has none; `nil` to leave sessionStorage out.
-    /// - Returns: what was imported.
-    /// - Throws: as `importStorageState(from:into:sessionStorageNamespace:)`.
+    ///   - options: `.lenient` (the default) or `.strict`, as for the import from a URL.
+    /// - Returns: what was imported, and the cookie entries left out.
+    /// - Throws: as `importStorageState(from:into:sessionStorageNamespace:options:)`.
     @discardableResult
     public static func importStorageState(
         from handle: FileHandle, named name: String = "-", into store: WebsiteDataStore,
-        sessionStorageNamespace: String? = nil
+        sessionStorageNamespace: String? = nil, options: CookieImportOptions = .lenient
     ) throws -> StorageStateImportSummary {
         let namespace = try namespaceID(sessionStorageNamespace)
         var status = stat()
@@ -139,12 +143,15 @@ public enum StorageStateInterchange {
             let offset = try? handle.offset()
         {
             return try StorageStateImport(
-                store: store, namespace: namespace, input: .handle(handle, offset: offset, name: name)
+                store: store, namespace: namespace, input: .handle(handle, offset: offset, name: name),
+                options: options
             ).run()
         }
         let spool = try spool(handle, named: name)
         defer { try? FileManager.default.removeItem(at: spool) }
-        return try StorageStateImport(store: store, namespace: namespace, input: .spooled(spool, name: name)).run()
+        return try StorageStateImport(
+            store: store, namespace: namespace, input: .spooled(spool, name: name), options: options
+        ).run()
     }
 
     // MARK: - Helpers

@@ -27,10 +27,23 @@ struct StorageStateReader {
     /// JSON levels for one, below the few levels of the document around it.
     static let maxDepth = 3 * IDBValue.maxDepth + 32
 
+    /// The document a reader reads.
+    enum Layout {
+        /// Playwright's `{"cookies": [...], "origins": [...]}`.
+        case storageState
+        /// A top-level array of cookie objects, as browser extensions and `chrome.cookies.getAll`
+        /// give them (`CookieFileFormat.extensionJSON`).
+        case cookieArray
+    }
+
     /// What the reader meets next.
     enum Event {
-        /// A cookie, the line its object starts on, and its position in `cookies`.
-        case cookie(Cookie, line: Int, index: Int)
+        /// A cookie, the line its object starts on, and its position in `cookies`; `sameSiteMapped`
+        /// when its `SameSite=None` without Secure was read as no SameSite.
+        case cookie(Cookie, line: Int, index: Int, sameSiteMapped: Bool)
+        /// A cookie object that is JSON but not a cookie (a member missing or of the wrong type,
+        /// a value out of range); the reader has read past it.
+        case refusedCookie(CookieImportRefusal)
         /// The end of the `cookies` array (also when it was skipped).
         case endOfCookies
         /// An origin entry (only when `readsOrigins`).
@@ -40,6 +53,8 @@ struct StorageStateReader {
     }
 
     let source: ByteSource
+    /// The document's shape.
+    let layout: Layout
     /// Whether cookie objects are decoded; when `false`, `cookies` is checked as JSON and skipped.
     var readsCookies = true
     /// Whether origin entries are decoded; when `false`, `origins` is checked as JSON and skipped.
@@ -54,6 +69,8 @@ struct StorageStateReader {
     private var firstMember = true
     private var index = 0
     private var originIndex = 0
+    /// The first fault of the cookie object being read.
+    private var fault: CookieImportRefusal?
 
     private enum State {
         case start
@@ -63,23 +80,31 @@ struct StorageStateReader {
         case finished
     }
 
-    init(source: ByteSource) {
+    init(source: ByteSource, layout: Layout = .storageState) {
         self.source = source
+        self.layout = layout
     }
 
-    /// The next cookie and the line its object starts on, or `nil` after the end of the document.
+    /// The next cookie, or cookie object that is not one, or `nil` after the end of the document.
     ///
     /// - Parameter created: the creation time to give the cookie.
-    /// - Throws: `CookieImportError` for a JSON syntax error or a cookie object that is not a
-    ///   cookie; `CookieFileError` when the file cannot be read.
-    mutating func next(created: Date) throws -> (cookie: Cookie, line: Int)? {
+    /// - Throws: `CookieImportError` for a JSON syntax error or a document of the wrong shape;
+    ///   `CookieFileError` when the file cannot be read.
+    mutating func next(created: Date) throws -> CookieImportItem? {
         while true {
             switch try nextEvent(created: created) {
-            case .cookie(let cookie, let line, _): return (cookie, line)
+            case .cookie(let cookie, let line, let index, let mapped):
+                return .cookie(cookie, line: line, index: index, path: entryPath(index), sameSiteMapped: mapped)
+            case .refusedCookie(let refusal): return .refused(refusal)
             case .endOfCookies, .origin: continue
             case .end: return nil
             }
         }
+    }
+
+    /// The JSON path of the cookie object at `index`: `cookies[3]`, or `[3]` in a cookie array.
+    func entryPath(_ index: Int) -> String {
+        layout == .storageState ? "cookies[\(index)]" : "[\(index)]"
     }
 
     /// The next cookie, origin entry or end.
@@ -91,6 +116,19 @@ struct StorageStateReader {
     mutating func nextEvent(created: Date) throws -> Event {
         while true {
             switch state {
+            case .start where layout == .cookieArray:
+                guard let byte = try skipSpace() else {
+                    throw error(
+                        "a cookie array file is a JSON array of cookie objects ([{\"name\": ...}]), but the file is empty"
+                    )
+                }
+                guard byte == UInt8(ascii: "[") else {
+                    throw error(
+                        "a cookie array file is a JSON array of cookie objects ([{\"name\": ...}]); found \(describe(byte))"
+                    )
+                }
+                advance()
+                state = .cookies(first: true)
             case .start:
                 guard let byte = try skipSpace() else {
                     throw error(
@@ -146,25 +184,46 @@ struct StorageStateReader {
                 guard var byte = try skipSpace() else { throw endOfFile() }
                 if byte == UInt8(ascii: "]") {
                     advance()
-                    state = .members
+                    if layout == .cookieArray {
+                        if let after = try skipSpace() {
+                            throw error("unexpected \(describe(after)) after the end of the JSON document")
+                        }
+                        state = .finished
+                    } else {
+                        state = .members
+                    }
                     return .endOfCookies
                 }
                 if !first {
                     guard byte == UInt8(ascii: ",") else {
-                        throw error("expected ',' or ']' after cookies[\(index - 1)], found \(describe(byte))")
+                        throw error("expected ',' or ']' after \(entryPath(index - 1)), found \(describe(byte))")
                     }
                     advance()
                     guard let after = try skipSpace() else { throw endOfFile() }
                     byte = after
                 }
                 guard byte == UInt8(ascii: "{") else {
-                    throw error("cookies[\(index)] must be a cookie object, found \(describe(byte))")
+                    // JSON, but not a cookie object: read through, and refused on its own.
+                    let at = line
+                    let found = describe(byte)
+                    try skipValue(depth: 2)
+                    index += 1
+                    state = .cookies(first: false)
+                    return .refusedCookie(
+                        CookieImportRefusal(
+                            line: at, index: index - 1, path: entryPath(index - 1),
+                            reason: "must be a cookie object, found \(found)"))
                 }
                 let start = line
-                let cookie = try readCookie(startLine: start, created: created)
+                let read = try readCookie(startLine: start, created: created)
                 index += 1
                 state = .cookies(first: false)
-                return .cookie(cookie, line: start, index: index - 1)
+                switch read {
+                case .cookie(let cookie, let mapped):
+                    return .cookie(cookie, line: start, index: index - 1, sameSiteMapped: mapped)
+                case .fault(let refusal):
+                    return .refusedCookie(refusal)
+                }
             case .origins(let first):
                 guard var byte = try skipSpace() else { throw endOfFile() }
                 if byte == UInt8(ascii: "]") {
@@ -366,8 +425,23 @@ struct StorageStateReader {
 
     // MARK: - Cookie objects
 
-    private mutating func readCookie(startLine: Int, created: Date) throws -> Cookie {
+    /// A cookie object read: the cookie, or why it is not one.
+    private enum CookieRead {
+        case cookie(Cookie, sameSiteMapped: Bool)
+        case fault(CookieImportRefusal)
+    }
+
+    /// Reads one cookie object (the current byte is its `{`) to its `}`.
+    ///
+    /// Members of the wrong type are read through, so that the next object can be read; the
+    /// first fault is what the object is refused for. Members are Playwright's and, in any
+    /// layout, those of `chrome.cookies` and the extensions that export it (`expirationDate`,
+    /// `session`, `sameSite` as `no_restriction` / `unspecified`, `partitionKey` as
+    /// `{"topLevelSite": ...}`); `hostOnly` is read in a cookie array only (a storage state's
+    /// domain says it with its dot). `SameSite=None` without Secure is read as no SameSite.
+    private mutating func readCookie(startLine: Int, created: Date) throws -> CookieRead {
         advance() // {
+        fault = nil
         var name: String?
         var value: String?
         var domain: String?
@@ -375,6 +449,9 @@ struct StorageStateReader {
         var sameSite: String?
         var partitionKey: String?
         var expires: Double?
+        var expirationDate: Double?
+        var session: Bool?
+        var hostOnly: Bool?
         var httpOnly = false
         var secure = false
         var sameSiteSpecified = true
@@ -386,69 +463,123 @@ struct StorageStateReader {
             case "domain": domain = try stringField(key)
             case "path": path = try stringField(key)
             case "sameSite": sameSite = try stringField(key)
-            case "partitionKey": partitionKey = try stringField(key)
+            case "partitionKey": partitionKey = try partitionKeyField(key)
             case "expires": expires = try numberField(key)
+            case "expirationDate": expirationDate = try numberField(key)
+            case "session": session = try boolField(key)
+            case "hostOnly" where layout == .cookieArray: hostOnly = try boolField(key)
             case "httpOnly": httpOnly = try boolField(key) ?? false
             case "secure": secure = try boolField(key) ?? false
             case "sameSiteSpecified": sameSiteSpecified = try boolField(key) ?? true
             default: try skipValue(depth: 3)
             }
         }
-        func refuse(_ reason: String) -> CookieImportError { CookieImportError(line: startLine, reason: reason) }
-        guard let name else { throw refuse("cookies[\(index)] has no \"name\"") }
-        guard let value else { throw refuse("cookies[\(index)] has no \"value\"") }
-        guard var domain else { throw refuse("cookies[\(index)] has no \"domain\"") }
-        var hostOnly = true
+        if let fault { return .fault(fault) }
+        let entry = entryPath(index)
+        func refuse(_ reason: String) -> CookieRead {
+            .fault(CookieImportRefusal(line: startLine, index: index, path: entry, reason: reason))
+        }
+        guard let name else { return refuse("has no \"name\"") }
+        guard let value else { return refuse("has no \"value\"") }
+        guard var domain else { return refuse("has no \"domain\"") }
+        if domain.utf8.contains(UInt8(ascii: ":")) { domain = ImportedCookieDomain.droppingPort(domain) }
+        var isHostOnly = true
         if domain.hasPrefix(".") {
             domain.removeFirst()
-            hostOnly = false
+            isHostOnly = false
         }
+        if let hostOnly { isHostOnly = hostOnly }
         var date: Date?
-        if let expires, expires != -1, expires != 0 {
+        let member = expirationDate != nil ? "expirationDate" : "expires"
+        if session != true, let seconds = expirationDate ?? expires, seconds != -1, seconds != 0 {
             // Playwright refuses other negative values.
-            guard expires > 0 else {
-                throw refuse(
-                    "cookies[\(index)] has \"expires\": \(expires); expected Unix seconds, or -1 for a session cookie")
+            guard seconds > 0 else {
+                return refuse("has \"\(member)\": \(seconds); expected Unix seconds, or -1 for a session cookie")
             }
-            date = Date(timeIntervalSince1970: expires)
+            date = Date(timeIntervalSince1970: seconds)
         }
         var policy = CookieSameSite.unspecified
         if let sameSite {
             switch sameSite.lowercased() {
             case "strict": policy = .strict
             case "lax": policy = .lax
-            case "none": policy = .none
+            case "none", "no_restriction": policy = .none
+            case "unspecified": policy = .unspecified
             default:
-                throw refuse(
-                    "cookies[\(index)] has \"sameSite\": \"\(sameSite.prefix(40))\"; expected \"Strict\", \"Lax\" or \"None\""
-                )
+                let expected =
+                    layout == .storageState
+                    ? "\"Strict\", \"Lax\" or \"None\""
+                    : "\"strict\", \"lax\", \"no_restriction\" or \"unspecified\" (or \"Strict\", \"Lax\", \"None\")"
+                return refuse("has \"sameSite\": \"\(sameSite.prefix(40))\"; expected \(expected)")
             }
         }
         if !sameSiteSpecified { policy = .unspecified }
-        return Cookie(
-            name: name, value: value, domain: domain, path: path ?? "/", isHostOnly: hostOnly,
+        // Firefox and WebKit keep SameSite=None without Secure (a cookie set with no SameSite on
+        // plain HTTP shows as None); the store, as RFC 6265bis and Chromium, does not: such a
+        // cookie is kept as one with no SameSite, not Secure (Docs/interchange.md).
+        var mapped = false
+        if policy == .none && !secure {
+            policy = .unspecified
+            mapped = true
+        }
+        let cookie = Cookie(
+            name: name, value: value, domain: domain, path: path ?? "/", isHostOnly: isHostOnly,
             isSecure: secure, isHTTPOnly: httpOnly, sameSite: policy, partitionKey: partitionKey ?? "",
             expires: date, created: created)
+        return .cookie(cookie, sameSiteMapped: mapped)
     }
 
-    /// A string member; `nil` for `null` (which `wkstore cookies list --json` writes for no partition).
+    /// Records the first fault of the cookie object being read, at the current line.
+    private mutating func note(_ key: String, _ reason: String, line at: Int) {
+        if fault == nil {
+            fault = CookieImportRefusal(line: at, index: index, path: entryPath(index) + "." + key, reason: reason)
+        }
+    }
+
+    /// A string member; `nil` for `null` (which `wkstore cookies list --json` writes for no
+    /// partition), or after noting a fault (another type, or too long).
     private mutating func stringField(_ key: String) throws -> String? {
         guard let byte = try skipSpace() else { throw endOfFile() }
         if try readNull(byte) { return nil }
+        let at = line
         guard byte == UInt8(ascii: "\"") else {
-            throw error("cookies[\(index)].\(key) must be a string, found \(describe(byte))")
+            try skipValue(depth: 3)
+            note(key, "must be a string, found \(describe(byte))", line: at)
+            return nil
         }
         guard let string = try readString(limit: Self.maxFieldBytes) else {
-            throw error("cookies[\(index)].\(key) is longer than \(Self.maxFieldBytes) bytes")
+            note(key, "is longer than \(Self.maxFieldBytes) bytes", line: at)
+            return nil
         }
         return string
+    }
+
+    /// `partitionKey`: Playwright's string (`"https://example.net"`), or `chrome.cookies`'
+    /// object (`{"topLevelSite": "https://example.net", "hasCrossSiteAncestor": false}`).
+    private mutating func partitionKeyField(_ key: String) throws -> String? {
+        guard let byte = try skipSpace() else { throw endOfFile() }
+        guard byte == UInt8(ascii: "{") else { return try stringField(key) }
+        advance()
+        var site: String?
+        var first = true
+        while let member = try nextKey(first: &first) {
+            if member == "topLevelSite" {
+                site = try stringField(key + ".topLevelSite")
+            } else {
+                try skipValue(depth: 4)
+            }
+        }
+        return site
     }
 
     private mutating func numberField(_ key: String) throws -> Double? {
         guard let byte = try skipSpace() else { throw endOfFile() }
         if try readNull(byte) { return nil }
         guard byte == UInt8(ascii: "-") || (byte >= 0x30 && byte <= 0x39) else {
-            throw error("cookies[\(index)].\(key) must be a number, found \(describe(byte))")
+            let at = line
+            try skipValue(depth: 3)
+            note(key, "must be a number, found \(describe(byte))", line: at)
+            return nil
         }
         return try readNumber()
     }
@@ -464,7 +595,10 @@ struct StorageStateReader {
             try readLiteral("false")
             return false
         default:
-            throw error("cookies[\(index)].\(key) must be true or false, found \(describe(byte))")
+            let at = line
+            try skipValue(depth: 3)
+            note(key, "must be true or false, found \(describe(byte))", line: at)
+            return nil
         }
     }
 

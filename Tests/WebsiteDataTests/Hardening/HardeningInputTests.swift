@@ -395,15 +395,20 @@ import Testing
                     .utf8
             ).write(to: file)
             #expect(throws: CookieImportError.self, "\(domain)") {
-                try CookieInterchange.importCookies(from: file, into: cookies)
+                try CookieInterchange.importCookies(from: file, into: cookies, options: .strict)
             }
+            // Lenient (the default), the good line is imported and the bad one listed, line 2.
+            let lenient = try CookieInterchange.importCookies(from: file, into: cookies)
+            #expect(lenient.imported == 1 && lenient.refusals.map(\.line) == [2], "\(domain): \(lenient)")
+            _ = try cookies.deleteCookies(named: "ok", domain: "www.example.com")
             let state = dir.path("state.json")
             let json =
                 "{\"cookies\": [{\"name\": \"bad\", \"value\": \"1\", \"domain\": \(String(decoding: try JSONEncoder().encode(domain), as: UTF8.self))}]}"
             try Data(json.utf8).write(to: state)
             #expect(throws: CookieImportError.self, "\(domain)") {
-                try CookieInterchange.importCookies(from: state, into: cookies)
+                try CookieInterchange.importCookies(from: state, into: cookies, options: .strict)
             }
+            #expect(try CookieInterchange.importCookies(from: state, into: cookies).refused == 1, "\(domain)")
             #expect(throws: CookieRejection.self, "\(domain)") {
                 try cookies.setCookie(Cookie(name: "bad", value: "1", domain: domain))
             }

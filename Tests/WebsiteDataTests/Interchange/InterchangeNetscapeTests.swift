@@ -250,6 +250,7 @@ struct InterchangeNetscapeTests {
         BadLine("not UTF-8", bytes: Array("www.example.com\tFALSE\t/\tFALSE\t0\tn\t".utf8) + [0xFF, 0xFE], "UTF-8"),
     ]
 
+    /// Strict: each bad line refuses the whole file, naming it; the store is unchanged.
     @Test(arguments: badLines)
     func badFileIsRefusedWholeAndStoreUnchanged(_ bad: BadLine) throws {
         let dir = try InterchangeTemporaryDirectory()
@@ -269,7 +270,7 @@ struct InterchangeNetscapeTests {
         try Data(bytes).write(to: file)
 
         let error = try #require(throws: CookieImportError.self) {
-            try CookieInterchange.importCookies(from: file, into: store.httpCookieStore)
+            try CookieInterchange.importCookies(from: file, into: store.httpCookieStore, options: .strict)
         }
         #expect(error.line == 4)
         #expect(error.reason.contains(bad.reason), "\(error.reason)")
@@ -292,9 +293,13 @@ struct InterchangeNetscapeTests {
 
         let bad = try dir.write("bad.txt", text + "www.example.com\tFALSE\t/\tFALSE\tnever\tbad\t1\r\n")
         let error = try #require(throws: CookieImportError.self) {
-            try CookieInterchange.importCookies(from: bad, into: store.httpCookieStore)
+            try CookieInterchange.importCookies(from: bad, into: store.httpCookieStore, options: .strict)
         }
         #expect(error.line == 20_003)
+        // Lenient, the line is listed with the same number and the good line is imported.
+        let lenient = try CookieInterchange.importCookies(from: bad, into: try dir.store("other").httpCookieStore)
+        #expect(lenient.imported == 1 && lenient.refused == 1)
+        #expect(lenient.refusals.map(\.line) == [20_003])
     }
 
     @Test func expiredCookiesAreCountedAndRemoveTheirNamesake() throws {

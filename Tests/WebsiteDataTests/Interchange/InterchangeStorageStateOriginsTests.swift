@@ -918,6 +918,8 @@ struct InterchangeStorageStateOriginsTests {
         #expect(store.sessionStorage.namespaces.isEmpty)
     }
 
+    /// Strict: a refused cookie refuses the whole file. (Lenient, the default, leaves it out:
+    /// `refusedCookieIsLeftOutByDefault`.)
     @Test func refusedCookieRefusesTheWholeFile() throws {
         let dir = try InterchangeTemporaryDirectory()
         let store = try Self.victimStore(dir)
@@ -930,7 +932,7 @@ struct InterchangeStorageStateOriginsTests {
             with: "\"sameSite\": \"Lax\"},\n    {\"name\": \"super\", \"value\": \"1\", \"domain\": \".com\"}\n")
         let file = try dir.write("state.json", text)
         let error = try #require(throws: StorageStateImportError.self) {
-            try StorageStateInterchange.importStorageState(from: file, into: store)
+            try StorageStateInterchange.importStorageState(from: file, into: store, options: .strict)
         }
         #expect(error.path == "cookies[1]" && error.line == 4, "\(error)")
         #expect(error.reason.contains("public suffix"))

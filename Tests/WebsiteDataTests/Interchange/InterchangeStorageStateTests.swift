@@ -280,6 +280,7 @@ struct InterchangeStorageStateTests {
             line: 6, reason: "two \"cookies\""),
     ]
 
+    /// Strict: each bad document refuses the whole file, naming the line; the store is unchanged.
     @Test(arguments: badStates)
     func badFileIsRefusedWholeAndStoreUnchanged(_ bad: BadState) throws {
         let dir = try InterchangeTemporaryDirectory()
@@ -294,7 +295,7 @@ struct InterchangeStorageStateTests {
             + bad.tail
         let file = try dir.write("state.json", text)
         let error = try #require(throws: CookieImportError.self) {
-            try CookieInterchange.importCookies(from: file, into: store.httpCookieStore)
+            try CookieInterchange.importCookies(from: file, into: store.httpCookieStore, options: .strict)
         }
         #expect(error.line == bad.line, "\(error)")
         #expect(error.reason.contains(bad.reason), "\(error.reason)")
