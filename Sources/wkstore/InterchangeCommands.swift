@@ -8,19 +8,24 @@ enum InterchangeCommands {
     struct ImportCommand: Command {
         static let configuration = CommandConfiguration(
             path: ["import"],
-            summary: "import a cookies.txt or a Playwright storage state (cookies and web storage) into the store",
-            usage: ["import FILE [--format netscape|storage-state]"],
+            summary: "import a cookies.txt, a browser extension's cookie array or a Playwright storage state",
+            usage: ["import FILE [--format netscape|storage-state|extension-json] [--strict]"],
             details: """
                 Imports the cookies of FILE (- for standard input): a Netscape cookies.txt as curl \
-                -c, wget and yt-dlp write it, or a Playwright storageState JSON. The format is detected \
-                when --format is not given ('{' first means storage-state). Every cookie meets the rules \
-                a Set-Cookie from its own domain over HTTPS would (no supercookies on public suffixes, \
-                prefixes, sizes, the 400-day cap). \(storageStateImportNote)
+                -c, wget and yt-dlp write it, the JSON array of cookies that browser extensions and \
+                chrome.cookies export (extension-json), or a Playwright storageState JSON. The format \
+                is detected when --format is not given ('{' first means storage-state, '[' an \
+                extension's array). Every cookie meets the rules a Set-Cookie from its own domain over \
+                HTTPS would (no supercookies on public suffixes, prefixes, sizes, the 400-day cap). \
+                \(storageStateImportNote)
 
-                The import is all or nothing: the first malformed line or refused cookie stops it, \
-                exits 1 naming the line ("line 3: cookie 'super' refused: its Domain is a public \
-                suffix"), and leaves the store exactly as it was. An import holds the store's write \
-                lock from start to end, so standard input is first copied to a temporary file.
+                The cookies that can be imported are, in one transaction; each line (or array entry) \
+                that cannot is named on standard error with its reason ("line 3: cookie 'super' \
+                refused: its Domain is a public suffix"), and the exit status is 1 when anything was \
+                refused. With --strict the import is all or nothing: the first refused line stops it, \
+                exits 1 naming it, and leaves the store exactly as it was. JSON that does not parse is \
+                refused whole either way. An import holds the store's write lock from start to end, so \
+                standard input is first copied to a temporary file.
 
                 Prints what was read and imported; when the store's limits evicted cookies, it names \
                 the settings to raise (cookies.max-total, cookies.max-per-site).
@@ -36,6 +41,8 @@ enum InterchangeCommands {
             name: "format", placeholder: "FORMAT", help: "netscape or storage-state (default: detected)",
             parse: InterchangeCommands.format)
         var format: CookieFileFormat?
+        @Flag(name: "strict", help: "all or nothing: refuse the whole file at its first bad line")
+        var strict: Bool
         /// Declared only to be refused.
         private let sessionStorage = sessionStorageOption()
 
@@ -135,21 +142,30 @@ enum InterchangeCommands {
 
         let chosen = try format ?? CookieInterchange.detectFormat(of: file)
         let store = try invocation.openStore(for: .write)
+        let options: CookieImportOptions = command.strict ? .strict : .lenient
         let cookies: CookieImportSummary
         var state: StorageStateImportSummary?
         let message: String
         if chosen == .storageState {
-            let summary = try StorageStateInterchange.importStorageState(from: file, into: store)
+            let summary = try StorageStateInterchange.importStorageState(from: file, into: store, options: options)
             cookies = summary.cookies
             state = summary
             message = importDescription(summary)
         } else {
-            cookies = try CookieInterchange.importCookies(from: file, format: chosen, into: store.httpCookieStore)
+            cookies = try CookieInterchange.importCookies(
+                from: file, format: chosen, into: store.httpCookieStore, options: options)
             message = cookies.description
         }
+        // A refused line fails the import for a script (exit 1), after everything is reported.
+        let refused = cookies.hasRefusals ? CLIError.failure(nil) : nil
         let output = invocation.output
         guard output.json else {
             output.line(message)
+            for refusal in cookies.refusals { Output.message(refusal.description) }
+            if cookies.refused > cookies.refusals.count {
+                Output.message("… and \(cookies.refused - cookies.refusals.count) more refused")
+            }
+            if let refused { throw refused }
             return
         }
         var members: [(String, JSONValue)] = [
@@ -159,6 +175,19 @@ enum InterchangeCommands {
             ("imported", .int(Int64(cookies.imported))),
             ("expired", .int(Int64(cookies.expired))),
             ("evicted", .int(Int64(cookies.evicted))),
+            ("refused", .int(Int64(cookies.refused))),
+            ("sameSiteNoneWithoutSecure", .int(Int64(cookies.sameSiteNoneWithoutSecure))),
+            (
+                "refusals",
+                .array(
+                    cookies.refusals.map { refusal in
+                        .object([
+                            ("line", .int(Int64(refusal.line))),
+                            ("index", refusal.index.map { .int(Int64($0)) } ?? .null),
+                            ("path", JSONValue.optional(refusal.path)), ("reason", .string(refusal.reason)),
+                        ])
+                    })
+            ),
         ]
         if let state {
             members += [
@@ -171,6 +200,7 @@ enum InterchangeCommands {
         }
         members.append(("message", .string(message)))
         output.write(.object(members))
+        if let refused { throw refused }
     }
 
     /// `read 4 cookies: imported 4; 2 origins: 5 localStorage items, 1 IndexedDB database with 12 records`,

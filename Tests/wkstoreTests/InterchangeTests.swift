@@ -84,7 +84,7 @@ import WebsiteData
         #expect(json["imported"] as? Int == 3)
     }
 
-    @Test func aSupercookieRefusesTheWholeFileNamingItsLine() throws {
+    @Test func aSupercookieRefusesTheWholeFileNamingItsLineWithStrict() throws {
         let sandbox = try makeStore()
         let before = try sandbox.succeed(["export", "--format", "storage-state"]).stdout
         let file = sandbox.root.appendingPathComponent("bad.txt")
@@ -97,7 +97,7 @@ import WebsiteData
 
             """.utf8
         ).write(to: file)
-        let result = try sandbox.runInStore(["import", file.path])
+        let result = try sandbox.runInStore(["import", file.path, "--strict"])
         #expect(result.status == 1)
         #expect(result.isOneLineMessage)
         #expect(
@@ -109,7 +109,7 @@ import WebsiteData
 
         let malformed = sandbox.root.appendingPathComponent("malformed.txt")
         try Data("example.com\tTRUE\t/\tFALSE\tsoon\ta\t1\n".utf8).write(to: malformed)
-        let syntax = try sandbox.runInStore(["import", malformed.path])
+        let syntax = try sandbox.runInStore(["import", malformed.path, "--strict"])
         #expect(syntax.status == 1)
         #expect(syntax.stderr.hasPrefix("wkstore: line 1: "))
 
@@ -117,6 +117,45 @@ import WebsiteData
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("/nonexistent/cookies.txt"))
         #expect(try sandbox.runInStore(["import", file.path, "--format", "json"]).status == 2)
+    }
+
+    @Test func byDefaultTheGoodLinesImportAndEachRefusedLineIsNamed() throws {
+        let sandbox = try makeStore()
+        let file = sandbox.root.appendingPathComponent("bad.txt")
+        try Data(
+            """
+            # Netscape HTTP Cookie File
+            .example.com\tTRUE\t/\tFALSE\t0\tpref\toverwritten
+            .co.uk\tTRUE\t/\tFALSE\t0\tsuper\t1
+            www.example.net\tFALSE\t/\tFALSE\t0\tnew\t1
+
+            """.utf8
+        ).write(to: file)
+        let result = try sandbox.runInStore(["import", file.path])
+        #expect(result.status == 1, "a refused line fails the import for a script")
+        #expect(result.stdout == "read 3 cookies: imported 2, refused 1\n")
+        #expect(result.stderr == "wkstore: line 3: cookie 'super' refused: its Domain is a public suffix\n")
+        #expect(try sandbox.succeed(["cookies", "header", "https://www.example.net/"]).stdout == "new=1\n")
+        #expect(try sandbox.succeed(["cookies", "header", "https://example.com/"]).stdout.contains("pref=overwritten"))
+
+        let json = try sandbox.runInStore(["import", file.path, "--json"])
+        #expect(json.status == 1)
+        let object = try json.object()
+        #expect(object["refused"] as? Int == 1)
+        let refusal = try #require((object["refusals"] as? [[String: Any]])?.first)
+        #expect(refusal["line"] as? Int == 3)
+        #expect((refusal["reason"] as? String)?.contains("public suffix") == true)
+
+        // A browser extension's array is detected, and imports the same way.
+        let array = sandbox.root.appendingPathComponent("cookies.json")
+        try Data(
+            #"""
+            [{"domain": ".example.org", "hostOnly": false, "path": "/", "secure": false, "httpOnly": false,
+              "session": true, "sameSite": "lax", "storeId": "0", "name": "ext", "value": "1"}]
+            """#.utf8
+        ).write(to: array)
+        #expect(try sandbox.succeed(["import", array.path]).stdout == "read 1 cookie: imported 1\n")
+        #expect(try sandbox.succeed(["cookies", "header", "https://www.example.org/"]).stdout == "ext=1\n")
     }
 
     @Test func evictionsNameTheSettingsToRaise() throws {
