@@ -60,6 +60,7 @@ let package = Package(
             dependencies: ["WebsiteData"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
+        .target(name: "WebsiteDataTestSupport", path: "Tests/WebsiteDataTestSupport"),
         .testTarget(
             name: "WebsiteDataTests",
             dependencies: ["WebsiteData", "CSQLite"],
@@ -67,11 +68,11 @@ let package = Package(
         ),
         .testTarget(
             name: "WebsiteDataHTTPTests",
-            dependencies: ["WebsiteDataHTTP", "WebsiteData", "CCurl"]
+            dependencies: ["WebsiteDataHTTP", "WebsiteData", "CCurl", "WebsiteDataTestSupport"]
         ),
         .testTarget(
             name: "wkstoreTests",
-            dependencies: ["WebsiteData"]
+            dependencies: ["WebsiteData", "WebsiteDataTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]
