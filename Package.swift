@@ -60,18 +60,19 @@ let package = Package(
             dependencies: ["WebsiteData"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
+        .target(name: "WebsiteDataTestSupport", path: "Tests/WebsiteDataTestSupport"),
         .testTarget(
             name: "WebsiteDataTests",
-            dependencies: ["WebsiteData", "CSQLite"],
+            dependencies: ["WebsiteData", "CSQLite", "WebsiteDataTestSupport"],
             resources: [.copy("Fixtures")]
         ),
         .testTarget(
             name: "WebsiteDataHTTPTests",
-            dependencies: ["WebsiteDataHTTP", "WebsiteData", "CCurl"]
+            dependencies: ["WebsiteDataHTTP", "WebsiteData", "CCurl", "WebsiteDataTestSupport"]
         ),
         .testTarget(
             name: "wkstoreTests",
-            dependencies: ["WebsiteData"]
+            dependencies: ["WebsiteData", "WebsiteDataTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

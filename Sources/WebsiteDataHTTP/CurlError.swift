@@ -1,11 +1,12 @@
 import CCurl
+import WebsiteData
 
 /// A libcurl failure: the result code and curl's message for it.
 ///
 /// Every libcurl result code that is not success becomes this error, in one place (the
 /// initialisers below); compare `code` with the static constants to act on a kind of failure:
 /// `catch let error as CurlError where error.code == CurlError.operationTimedOut`.
-public struct CurlError: Error, Sendable, CustomStringConvertible, Equatable {
+public struct CurlError: WebsiteDataError, Equatable {
     /// libcurl's `CURLcode` number (or, for a multi-handle failure, its `CURLMcode` number).
     public let code: Int32
     /// libcurl's message, with detail from the transfer's error buffer when there was any.
@@ -30,8 +31,8 @@ public struct CurlError: Error, Sendable, CustomStringConvertible, Equatable {
         self.message = "libcurl multi interface: " + String(cString: curl_multi_strerror(multiCode))
     }
 
-    /// One line.
-    public var description: String { message }
+    /// The libcurl result code: `reason` is `code`, compared with the static constants below.
+    public var reason: Int32 { code }
 
     /// The version string of the libcurl in use (`libcurl/7.88.1 OpenSSL/3.0.x …`).
     public static var libcurlVersion: String { String(cString: curl_version()) }

@@ -24,7 +24,7 @@ extension HTTPClient {
             var sent = hop
             sent.method = outgoing.method
             sent.url = outgoing.url
-            sent.headers = outgoing.headers.map { HTTPHeaderField($0.name, $0.value) }
+            sent.headers = outgoing.headers.fields
             sent.body = outgoing.body
             sent.sink = sink
             if !foreground { sent.progress = nil }
@@ -43,11 +43,11 @@ extension HTTPClient {
             }
             if foreground { state.record(httpVersion: result.httpVersion) }
             return OriginResponse(
-                status: result.status, headers: HTTPHeaders(result.headers.map { ($0.name, $0.value) }),
+                status: result.status, headers: HTTPHeaders(result.headers),
                 body: result.bodyFile.map(CacheBody.file) ?? .data(result.body))
         }
         let request = CacheRequest(
-            method: hop.method, url: hop.url, headers: HTTPHeaders(hop.headers.map { ($0.name, $0.value) }),
+            method: hop.method, url: hop.url, headers: HTTPHeaders(hop.headers),
             body: hop.body)
         let cached: CachedResponse
         do {
@@ -59,7 +59,7 @@ extension HTTPClient {
         let outcome = state.markReturned()
         var exchange = HopExchange(
             status: cached.status, httpVersion: "1.1",
-            headers: cached.headers.map { HTTPHeaderField($0.name, $0.value) },
+            headers: cached.headers.fields,
             body: Data(), bodyFile: nil, ownsBodyFile: false,
             cacheOutcome: hop.method == "GET" || hop.method == "HEAD" ? cached.outcome : nil)
         switch cached.body {

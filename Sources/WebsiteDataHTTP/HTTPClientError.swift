@@ -1,11 +1,12 @@
 import Foundation
+import WebsiteData
 
 /// A request that failed for a reason of HTTP, not of libcurl: too many redirects, a redirect
 /// to somewhere the client will not go, a URL it cannot request, a body file it cannot write,
 /// a response that `only-if-cached` did not find in the cache.
 ///
 /// Compare `kind` with the static constants; `message` is one line for a user.
-public struct HTTPClientError: Error, Sendable, CustomStringConvertible, Equatable {
+public struct HTTPClientError: WebsiteDataError, Equatable {
     /// What went wrong, as a stable identifier.
     public struct Kind: RawRepresentable, Sendable, Hashable {
         /// The identifier.
@@ -35,8 +36,8 @@ public struct HTTPClientError: Error, Sendable, CustomStringConvertible, Equatab
         self.url = url
     }
 
-    /// One line.
-    public var description: String { message }
+    /// What went wrong: `reason` is `kind`.
+    public var reason: Kind { kind }
 }
 
 extension HTTPClientError.Kind {

@@ -8,6 +8,12 @@ import WebsiteData
 /// (`Site.canonicalHost(of:)`, `url.path(percentEncoded: true)`, `Site.isSecureOrigin`,
 /// `Site.displayName(forHost:)`), so the difference from the engine is the engine alone:
 /// its lock, its cross-process coherence check, SameSite and partition rules, access times.
+///
+/// The domain and path matching below is the floor's own, on purpose, not a copy to replace
+/// with the engine's: the bench checks that engine and floor send the same cookies for every
+/// URL, which proves nothing if both match through the same function. It is written to cost
+/// what the engine's matching costs (bytes compared, no Foundation string calls), so the
+/// comparison stays fair; the library keeps its matcher internal.
 struct DictionaryFloor {
     private(set) var sites: [String: [Cookie]] = [:]
 

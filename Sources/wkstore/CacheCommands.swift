@@ -159,7 +159,7 @@ enum CacheCommands {
         let url = command.url
         let topLevelSite = command.topLevelSite
         let fields = try command.headers.map(FetchCommand.headerField)
-        let request = CacheRequest(url: url, headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
+        let request = CacheRequest(url: url, headers: HTTPHeaders(fields))
         let store = try invocation.openStore(for: .read)
         // The variant a lookup would choose: the most recently received of those matching.
         let stored = try store.httpCache.entries(for: url).filter { $0.matches(request, topLevelSite: topLevelSite) }

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+import WebsiteDataTestSupport
 
 @testable import WebsiteDataHTTP
 

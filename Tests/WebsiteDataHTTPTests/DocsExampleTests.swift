@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebsiteData
 import WebsiteDataHTTP
+import WebsiteDataTestSupport
 
 /// The library examples of Docs/http.md, run against the loopback server with a persistent
 /// store in the test's directory (host names resolved to the server).

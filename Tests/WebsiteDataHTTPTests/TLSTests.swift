@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+import WebsiteDataTestSupport
 
 @testable import WebsiteDataHTTP
 
@@ -16,7 +17,7 @@ struct TLSFixture {
     init() throws {
         directory = try TestDirectory()
         certificate = try TestCertificate(in: directory.url)
-        https = try LoopbackServer(in: directory.url, tls: (certificate.certificate, certificate.key))
+        https = try LoopbackServer(in: directory.url, tls: certificate)
         http = try LoopbackServer(in: directory.url)
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import WebsiteData
 import WebsiteDataHTTP
+import WebsiteDataTestSupport
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking

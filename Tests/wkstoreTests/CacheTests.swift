@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 /// `wkstore cache …` and `records --sizes`, on entries `wkstore fetch` put in the cache.
 @Suite(.ownThreads) struct CacheTests {
@@ -46,7 +47,7 @@ import Testing
     @Test func listShowsEveryEntryWithoutUsingIt() throws {
         let sandbox = try Sandbox()
         let server = try LoopbackServer(in: sandbox.root)
-        let resolve = server.resolve(["www.example.test", "other.example.net"])
+        let resolve = server.resolveArguments(["www.example.test", "other.example.net"])
         let fresh = server.base("www.example.test") + "/cacheable"
         let stale =
             server.base("other.example.net") + "/r?header=\(q("Cache-Control: max-age=0"))&header=\(q("ETag: \"e1\""))"

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+import WebsiteDataTestSupport
 
 /// `wkstore clear` and `wkstore records`: removal by type, date and site, seen by the tool and by
 /// processes holding the store open.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 /// `wkstore cookies script` and `wkstore cookies ingest-report`: cookies to page script and back.
 @Suite(.ownThreads) struct CookieScriptTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+import WebsiteDataTestSupport
 
 /// `wkstore cookies …` end to end: what is set is what is listed, sent and deleted.
 @Suite(.ownThreads) struct CookiesTests {

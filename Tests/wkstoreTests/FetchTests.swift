@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 /// `wkstore fetch` end to end: the built binary against a loopback server, with a store in the sandbox.
 @Suite(.ownThreads) struct FetchTests {
@@ -7,7 +8,7 @@ import Testing
         let sandbox = try Sandbox()
         let server = try LoopbackServer(in: sandbox.root)
         let base = server.base("www.example.test")
-        let resolve = server.resolve(["www.example.test"])
+        let resolve = server.resolveArguments(["www.example.test"])
 
         let result = try sandbox.succeed(["fetch", base + "/login"] + resolve)
         // The body of /welcome is the request the server received: with the cookies the 302 set.
@@ -34,7 +35,7 @@ import Testing
         let other = server.base("other.example.net")
         try sandbox.succeed(
             ["fetch", base + "/r?status=302&location=\(q(other + "/landing"))", "-s"]
-                + resolve + server.resolve(["other.example.net"]))
+                + resolve + server.resolveArguments(["other.example.net"]))
         let landing = try #require(try server.requests(path: "/landing").first)
         #expect(landing["cookie"] is NSNull)
     }
@@ -172,7 +173,7 @@ import Testing
         let certificate = try TestCertificate(in: sandbox.root)
         let server = try LoopbackServer(in: sandbox.root, tls: certificate)
         let url = server.base("secure.example.test", scheme: "https") + "/r?set=\(q("s=1; Secure; HttpOnly"))"
-        let resolve = server.resolve(["secure.example.test"])
+        let resolve = server.resolveArguments(["secure.example.test"])
 
         let refused = try sandbox.runInStore(["fetch", url] + resolve)
         #expect(refused.status == 1)

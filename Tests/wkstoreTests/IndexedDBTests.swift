@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+import WebsiteDataTestSupport
 
 /// `wkstore idb list` and `wkstore idb dump` on databases the library made in the sandbox store.
 @Suite(.ownThreads) struct IndexedDBTests {

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+import WebsiteDataTestSupport
 
 /// `wkstore import` and `wkstore export`: round trips through both formats, standard input and
 /// output, and all-or-nothing imports.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 /// Messages say what was wrong with what the user gave, in words they can act on.
 @Suite(.ownThreads) struct MessageTests {

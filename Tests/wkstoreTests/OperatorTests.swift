@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 /// What an operator needs to script the store: removals that say when they matched nothing,
 /// `--site` given a host, single cached URLs and origins removed, long values kept readable.

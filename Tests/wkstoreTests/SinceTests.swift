@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 /// Every form of `clear --since WHEN`, read through the binary: `clear --dry-run --json` reports
 /// the date it parsed. Local times are read in Asia/Kolkata (UTC+05:30, no daylight saving),

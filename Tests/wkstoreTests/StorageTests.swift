@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+import WebsiteDataTestSupport
 
 /// `wkstore storage …`: an origin's localStorage, shared with the library.
 @Suite(.ownThreads) struct StorageTests {

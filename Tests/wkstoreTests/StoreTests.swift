@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import WebsiteData
+import WebsiteDataTestSupport
 
 /// Which store the tool opens, what it does with a damaged one, `stores` and `config`.
 @Suite(.ownThreads) struct StoreTests {

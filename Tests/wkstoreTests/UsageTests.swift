@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 /// Exit statuses and one-line messages for command lines that are wrong, and help everywhere.
 @Suite(.ownThreads) struct UsageTests {

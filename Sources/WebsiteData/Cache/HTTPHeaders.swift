@@ -7,35 +7,8 @@
 public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral,
     CustomStringConvertible
 {
-    /// One header field: a name and a value.
-    public struct Field: Sendable, Hashable, CustomStringConvertible {
-        /// The field name, as written (`Cache-Control`, `etag`, …).
-        public var name: String
-        /// The field value, without the whitespace around it.
-        public var value: String
-
-        /// Creates a field.
-        ///
-        /// - Parameters:
-        ///   - name: the field name; compared ignoring ASCII case.
-        ///   - value: the field value.
-        public init(_ name: String, _ value: String) {
-            self.name = name
-            self.value = value
-        }
-
-        /// Whether this field is named `name`, ignoring ASCII case.
-        ///
-        /// - Parameter name: the name to compare with.
-        /// - Returns: `true` when the names are equal ignoring ASCII case.
-        public func hasName(_ name: String) -> Bool { HTTPHeaders.namesEqual(self.name, name) }
-
-        /// `Name: value`.
-        public var description: String { "\(name): \(value)" }
-    }
-
     /// The fields, in order.
-    public private(set) var fields: [Field]
+    public private(set) var fields: [HTTPHeaderField]
 
     /// Creates an empty list.
     public init() { fields = [] }
@@ -43,12 +16,12 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByArrayLiter
     /// Creates a list from fields.
     ///
     /// - Parameter fields: the fields, in order.
-    public init(_ fields: [Field]) { self.fields = fields }
+    public init(_ fields: [HTTPHeaderField]) { self.fields = fields }
 
     /// Creates a list from `(name, value)` pairs.
     ///
     /// - Parameter pairs: the fields as pairs, in order.
-    public init(_ pairs: [(String, String)]) { fields = pairs.map { Field($0.0, $0.1) } }
+    public init(_ pairs: [(String, String)]) { fields = pairs.map { HTTPHeaderField($0.0, $0.1) } }
 
     /// Creates a list from `(name, value)` pairs written as a literal.
     ///
@@ -70,7 +43,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByArrayLiter
     /// An iterator over the fields, in order.
     ///
     /// - Returns: the iterator.
-    public func makeIterator() -> IndexingIterator<[Field]> { fields.makeIterator() }
+    public func makeIterator() -> IndexingIterator<[HTTPHeaderField]> { fields.makeIterator() }
 
     /// The value of the fields named `name`, combined with `", "`; `nil` when there is none.
     ///
@@ -113,7 +86,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByArrayLiter
     ///   - name: the field name.
     ///   - value: the field value.
     public mutating func append(_ name: String, _ value: String) {
-        fields.append(Field(name, value))
+        fields.append(HTTPHeaderField(name, value))
     }
 
     /// Replaces every field named `name` with one field holding `value`, at the place of the
@@ -124,14 +97,14 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByArrayLiter
     ///   - value: the new value.
     public mutating func set(_ name: String, _ value: String) {
         if let index = fields.firstIndex(where: { $0.hasName(name) }) {
-            fields[index] = Field(fields[index].name, value)
+            fields[index] = HTTPHeaderField(fields[index].name, value)
             var i = fields.count - 1
             while i > index {
                 if fields[i].hasName(name) { fields.remove(at: i) }
                 i -= 1
             }
         } else {
-            fields.append(Field(name, value))
+            fields.append(HTTPHeaderField(name, value))
         }
     }
 
@@ -155,19 +128,6 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByArrayLiter
 
     /// The bytes the fields take as `name: value\r\n` lines, the measure used for cache sizes.
     var byteCount: Int { fields.reduce(0) { $0 + $1.name.utf8.count + $1.value.utf8.count + 4 } }
-
-    /// Whether two names are equal ignoring ASCII case.
-    static func namesEqual(_ a: String, _ b: String) -> Bool {
-        let x = a.utf8
-        let y = b.utf8
-        guard x.count == y.count else { return false }
-        for (c, d) in zip(x, y) where c != d {
-            let lc = c >= 65 && c <= 90 ? c + 32 : c
-            let ld = d >= 65 && d <= 90 ? d + 32 : d
-            if lc != ld { return false }
-        }
-        return true
-    }
 }
 
 extension HTTPHeaders {
@@ -187,12 +147,12 @@ extension HTTPHeaders {
 
     /// Reads fields written by `serialized`.
     package init(serialized text: String) {
-        var fields: [Field] = []
+        var fields: [HTTPHeaderField] = []
         for line in text.split(separator: "\n", omittingEmptySubsequences: true) {
             guard let colon = line.firstIndex(of: ":") else { continue }
             var value = line[line.index(after: colon)...]
             if value.first == " " { value = value.dropFirst() }
-            fields.append(Field(String(line[..<colon]), String(value)))
+            fields.append(HTTPHeaderField(String(line[..<colon]), String(value)))
         }
         self.init(fields)
     }

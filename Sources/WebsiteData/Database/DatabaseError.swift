@@ -4,7 +4,7 @@ import CSQLite
 ///
 /// Result codes are compared through the static constants, so callers can catch a specific one:
 /// `catch let error as DatabaseError where error.code == .busy`.
-public struct DatabaseError: Error, Sendable, CustomStringConvertible, Equatable {
+public struct DatabaseError: WebsiteDataError, Equatable {
     /// A SQLite result code; the primary code is the low byte of the extended one.
     public struct Code: RawRepresentable, Hashable, Sendable {
         /// The extended result code as SQLite reports it.
@@ -51,6 +51,9 @@ public struct DatabaseError: Error, Sendable, CustomStringConvertible, Equatable
         self.message = message
         self.sql = sql
     }
+
+    /// The result code: `reason` is `code`.
+    public var reason: Code { code }
 
     /// A one-line description: the message, the code, and the SQL.
     public var description: String {

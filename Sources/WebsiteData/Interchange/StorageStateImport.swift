@@ -221,8 +221,9 @@ struct StorageStateImport {
             for (number, item) in items.enumerated() {
                 let size = StorageItem.size(key: item.key, value: item.value)
                 let replaced = sizes[item.key] ?? 0
-                let required = used - replaced + size
-                if required > quota && size > replaced {
+                let (required, isRefused) = StorageQuota.check(
+                    storing: size, replacing: replaced, in: used, quota: quota)
+                if isRefused {
                     let source = kind == "localStorage" ? origin.entry.localStorage : origin.entry.sessionStorage
                     throw StorageStateImportError(
                         line: source?[number].line, path: origin.entry.path + ".\(kind)[\(number)]",

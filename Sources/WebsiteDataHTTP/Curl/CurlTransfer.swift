@@ -1,6 +1,7 @@
 import CCurl
 import Foundation
 import Synchronization
+import WebsiteData
 
 /// What one hop of a request asks libcurl for: everything `CurlTransfer` sets on its easy handle.
 struct HopRequest: Sendable {

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 @testable import WebsiteData
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 /// The fuzz regression corpus (Fixtures/fuzz-regressions/TARGET/: every crash a fuzzer found,
 /// plus hostile inputs written by hand) replayed through the same target code the fuzzers run,

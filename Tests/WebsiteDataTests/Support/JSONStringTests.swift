@@ -1,4 +1,5 @@
 import Testing
+import WebsiteDataTestSupport
 
 @testable import WebsiteData
 

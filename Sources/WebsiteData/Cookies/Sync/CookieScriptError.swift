@@ -1,7 +1,7 @@
 /// Why a document-start cookie script could not be made, or a `document.cookie` report not taken in.
 ///
-/// Compare `code` with the static constants; `description` is one line naming what was wrong.
-public struct CookieScriptError: Error, Sendable, Hashable, CustomStringConvertible {
+/// Compare `code` with the static constants; `message` (and `description`) is one line naming what was wrong.
+public struct CookieScriptError: WebsiteDataError, Hashable {
     /// What went wrong.
     public let code: Code
     /// The offending value or a short explanation.
@@ -37,8 +37,11 @@ public struct CookieScriptError: Error, Sendable, Hashable, CustomStringConverti
         public static let frameMismatch = Code(rawValue: "frame-mismatch")
     }
 
+    /// What went wrong: `reason` is `code`.
+    public var reason: Code { code }
+
     /// One line: what was wrong and with what.
-    public var description: String {
+    public var message: String {
         switch code {
         case .invalidMessageHandlerName:
             return

@@ -4,7 +4,7 @@
 /// can catch one kind: `catch let error as IDBError where error.name == .constraint`.
 /// Errors that abort a transaction (`ConstraintError` from a write, `AbortError`) leave
 /// nothing of it behind.
-public struct IDBError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct IDBError: WebsiteDataError, Hashable {
     /// The name of an IndexedDB error, as the specification spells it.
     public struct Name: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
         /// The name (`ConstraintError`).
@@ -60,6 +60,9 @@ public struct IDBError: Error, Sendable, Hashable, CustomStringConvertible {
         self.name = name
         self.message = message
     }
+
+    /// The DOMException name: `reason` is `name`.
+    public var reason: Name { name }
 
     /// `Name: message`.
     public var description: String { "\(name.rawValue): \(message)" }

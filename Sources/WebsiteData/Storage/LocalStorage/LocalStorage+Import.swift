@@ -35,10 +35,8 @@ extension LocalStorage {
                     if stored?.0 == value { continue }
                     let size = StorageItem.size(key: key, value: value)
                     let replaced = stored?.1 ?? 0
-                    let required = used - replaced + size
-                    if required > quota && size > replaced {
-                        throw StorageQuotaError(origin: origin, quota: quota, required: required)
-                    }
+                    let required = try StorageQuota.usage(
+                        storing: size, replacing: replaced, in: used, quota: quota, origin: origin)
                     try db.execute(
                         """
                         INSERT INTO local_storage (origin, key, value, size, site, modified) VALUES (?, ?, ?, ?, ?, ?)

@@ -143,12 +143,7 @@ public final class LocalStorage: Sendable {
                 try db.scalar(
                     "SELECT size FROM local_storage WHERE origin = ? AND key = ?",
                     [.text(originText), .text(key)])?.int64 ?? 0
-            let required = used - replaced + size
-            // Browsers refuse only growth past the quota: shrinking an over-quota origin (after
-            // the quota was lowered) is allowed.
-            if required > quota && size > replaced {
-                throw StorageQuotaError(origin: origin, quota: quota, required: required)
-            }
+            _ = try StorageQuota.usage(storing: size, replacing: replaced, in: used, quota: quota, origin: origin)
             try db.execute(
                 """
                 INSERT INTO local_storage (origin, key, value, size, site, modified) VALUES (?, ?, ?, ?, ?, ?)

@@ -144,10 +144,8 @@ public final class SessionStorage: Sendable {
                 if old?.value == value { continue }
                 let size = StorageItem.size(key: key, value: value)
                 let replaced = old.map { StorageItem.size(key: key, value: $0.value) } ?? 0
-                let required = area.usage - replaced + size
-                if required > quota && size > replaced {
-                    throw StorageQuotaError(origin: origin, quota: quota, required: required)
-                }
+                let required = try StorageQuota.usage(
+                    storing: size, replacing: replaced, in: area.usage, quota: quota, origin: origin)
                 var order = old?.order ?? 0
                 if old == nil {
                     order = nextOrder
@@ -266,10 +264,8 @@ public final class SessionStorage: Sendable {
             if old?.value == value { return }
             let size = StorageItem.size(key: key, value: value)
             let replaced = old.map { StorageItem.size(key: key, value: $0.value) } ?? 0
-            let required = area.usage - replaced + size
-            if required > quota && size > replaced {
-                throw StorageQuotaError(origin: origin, quota: quota, required: required)
-            }
+            let required = try StorageQuota.usage(
+                storing: size, replacing: replaced, in: area.usage, quota: quota, origin: origin)
             var order = old?.order ?? 0
             if old == nil {
                 order = s.nextOrder

@@ -3,7 +3,7 @@ import CSQLite
 /// An error of a WebSQL-style database, with the code `SQLError` would carry in a browser.
 ///
 /// Codes are compared through the static constants: `catch let e as WebSQLError where e.code == .version`.
-public struct WebSQLError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct WebSQLError: WebsiteDataError, Hashable {
     /// What kind of failure, numbered as the Web SQL Database specification's `SQLError` codes.
     public struct Code: RawRepresentable, Sendable, Hashable {
         /// The number (`SQLError.code`).
@@ -52,6 +52,9 @@ public struct WebSQLError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
         self.sql = sql
     }
+
+    /// The error code: `reason` is `code`.
+    public var reason: Code { code }
 
     /// One line: the message, the code and the SQL.
     public var description: String {

@@ -1,52 +1,49 @@
 import Foundation
-import Testing
 
-@testable import WebsiteData
-@testable import WebsiteDataHTTP
-
-/// A temporary directory of a test's own, removed when the value goes away.
-final class TestDirectory {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-http-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit { try? FileManager.default.removeItem(at: url) }
-}
-
-/// A Python 3 `http.server` on 127.0.0.1, written into the test's directory and started by the
-/// test. It listens on port 0 and prints its port; it stops when its standard input closes
-/// (the test ends, or the test process dies) or after a time limit, whichever comes first.
-final class LoopbackServer {
-    let port: Int
+/// A Python 3 `http.server` on 127.0.0.1 for the tests of every suite, written into the test's
+/// directory and started by the test.
+///
+/// It listens on port 0 and prints its port; it logs every request (but `/_log`) as a JSON line
+/// to `logFile` and keeps them for `/_log`; it stops when its standard input closes (the test
+/// ends, or the test process dies) or after ten minutes, whichever comes first. With a
+/// certificate it serves HTTPS. Its paths: `/r` (and any path not named below) a scripted
+/// response whose body is the request as JSON; `/c` a cacheable resource; `/bytes`, `/loop`,
+/// `/slow`, `/gzip`, `/login`, `/cacheable`, `/trickle`; `/cookie-parser` for the http-state
+/// manifest.
+public final class LoopbackServer {
+    /// The port it listens on.
+    public let port: Int
+    /// Where it logs requests, one JSON object a line.
+    public let logFile: URL
     private let process: Process
     private let input: Pipe
-    let logFile: URL
 
-    /// Starts the server.
+    /// Starts a server.
     ///
     /// - Parameters:
-    ///   - directory: the test's directory, where the script and its log go.
-    ///   - tls: a certificate and key (PEM) to serve HTTPS with.
+    ///   - directory: the test's directory, where the script, its log and its error output go.
+    ///   - tls: a certificate and key to serve HTTPS with.
     ///   - manifest: the http-state manifest, for `/cookie-parser`.
-    init(in directory: URL, tls: (certificate: URL, key: URL)? = nil, manifest: URL? = nil) throws {
-        let script = directory.appendingPathComponent("server.py")
+    /// - Throws: `ServerError` when the server does not start.
+    public init(in directory: URL, tls: TestCertificate? = nil, manifest: URL? = nil) throws {
+        let name = "server-\(UUID().uuidString.prefix(8).lowercased())"
+        let script = directory.appendingPathComponent(name + ".py")
         try Self.script.write(to: script, atomically: true, encoding: .utf8)
-        logFile = directory.appendingPathComponent("server-\(UUID().uuidString.prefix(8)).log")
+        logFile = directory.appendingPathComponent(name + ".log")
+        let errors = directory.appendingPathComponent(name + ".stderr")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        var arguments = ["-u", script.path, "--limit", "600"]
+        _ = FileManager.default.createFile(atPath: errors.path, contents: nil)
+        var arguments = ["python3", "-u", script.path, "--log", logFile.path, "--limit", "600"]
         if let tls { arguments += ["--tls", tls.certificate.path, tls.key.path] }
         if let manifest { arguments += ["--manifest", manifest.path] }
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3"] + arguments
+        process.arguments = arguments
         input = Pipe()
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = try FileHandle(forWritingTo: logFile)
+        process.standardError = try FileHandle(forWritingTo: errors)
         try process.run()
         var line = Data()
         while true {
@@ -55,43 +52,88 @@ final class LoopbackServer {
             line.append(byte)
         }
         guard let port = Int(String(decoding: line, as: UTF8.self)) else {
-            let log = (try? String(contentsOf: logFile, encoding: .utf8)) ?? ""
+            let log = (try? String(contentsOf: errors, encoding: .utf8)) ?? ""
             throw ServerError(message: "the loopback server did not start: \(log)")
         }
         self.port = port
     }
 
-    struct ServerError: Error, CustomStringConvertible {
-        let message: String
-        var description: String { message }
+    /// Why the server or its certificate could not be made, or its log read.
+    public struct ServerError: Error, CustomStringConvertible {
+        /// What went wrong.
+        public let message: String
+        /// The message.
+        public var description: String { message }
     }
 
     /// Closes the server's standard input, which stops it, and waits for it.
-    func stop() {
+    public func stop() {
         try? input.fileHandleForWriting.close()
         process.waitUntilExit()
     }
 
     deinit { stop() }
 
-    /// `HOST:PORT:127.0.0.1` for each name, for the client's `resolve` option.
-    func resolve(_ hosts: [String]) -> [String] {
+    /// `http://HOST:PORT` (or another scheme).
+    ///
+    /// - Parameters:
+    ///   - host: the host name; 127.0.0.1 by default.
+    ///   - scheme: `http` by default.
+    /// - Returns: the URL's text, without a path.
+    public func base(_ host: String = "127.0.0.1", scheme: String = "http") -> String {
+        "\(scheme)://\(host):\(port)"
+    }
+
+    /// `HOST:PORT:127.0.0.1` for each name, for libcurl's `resolve` option.
+    ///
+    /// - Parameter hosts: the names to resolve to the server.
+    /// - Returns: one entry a name.
+    public func resolve(_ hosts: [String]) -> [String] {
         hosts.map { "\($0):\(port):127.0.0.1" }
     }
 
-    /// The requests the server has seen, oldest first (not counting requests for the log itself).
-    func requestLog(using client: HTTPClient, host: String = "127.0.0.1", scheme: String = "http") async throws
-        -> [[String: Any]]
-    {
-        let response = try await client.send(HTTPRequest(url: URL(string: "\(scheme)://\(host):\(port)/_log")!))
-        return try JSONSerialization.jsonObject(with: response.body) as? [[String: Any]] ?? []
+    /// `--resolve HOST:PORT:127.0.0.1` for each name, as command-line arguments.
+    ///
+    /// - Parameter hosts: the names to resolve to the server.
+    /// - Returns: two arguments a name.
+    public func resolveArguments(_ hosts: [String]) -> [String] {
+        resolve(hosts).flatMap { ["--resolve", $0] }
     }
 
-    /// The log entry fields the server records for each request.
-    static func entries(_ log: [[String: Any]], path: String) -> [[String: Any]] {
+    /// The requests the server has answered so far, oldest first (not counting `/_log`).
+    ///
+    /// - Returns: one JSON object a request.
+    /// - Throws: when the log cannot be read or a line is not a JSON object.
+    public func requests() throws -> [[String: Any]] {
+        let data = try Data(contentsOf: logFile)
+        return try data.split(separator: UInt8(ascii: "\n")).map {
+            guard let entry = try JSONSerialization.jsonObject(with: Data($0)) as? [String: Any] else {
+                throw ServerError(message: "a line of \(logFile.path) is not a JSON object")
+            }
+            return entry
+        }
+    }
+
+    /// The requests for one path, oldest first.
+    ///
+    /// - Parameter path: the request path, without the query.
+    /// - Returns: one JSON object a request.
+    /// - Throws: when the log cannot be read.
+    public func requests(path: String) throws -> [[String: Any]] {
+        try requests().filter { $0["path"] as? String == path }
+    }
+
+    /// The entries of a request log for one path.
+    ///
+    /// - Parameters:
+    ///   - log: the log, as `/_log` or `requests()` gives it.
+    ///   - path: the request path, without the query.
+    /// - Returns: the entries for that path, in order.
+    public static func entries(_ log: [[String: Any]], path: String) -> [[String: Any]] {
         log.filter { ($0["path"] as? String) == path }
     }
 
+    /// The server, in Python 3: one program for every suite.
     static let script = #"""
         import base64, email.utils, gzip, json, os, ssl, sys, threading, time
         from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -100,17 +142,20 @@ final class LoopbackServer {
         args = sys.argv[1:]
         limit = 600.0
         tls = None
+        log_path = None
         manifest = {}
         while args:
             a = args.pop(0)
             if a == "--limit": limit = float(args.pop(0))
             elif a == "--tls": tls = (args.pop(0), args.pop(0))
+            elif a == "--log": log_path = args.pop(0)
             elif a == "--manifest":
                 with open(args.pop(0), encoding="utf-8") as f:
                     manifest = {t["id"]: t for t in json.load(f)}
 
         log = []
         log_lock = threading.Lock()
+        counts = {}
 
         def imf(ts):
             return email.utils.formatdate(ts, usegmt=True)
@@ -159,12 +204,19 @@ final class LoopbackServer {
                     "accept_language": self.headers.get("Accept-Language"),
                     "cache_control": self.headers.get("Cache-Control"),
                     "pragma": self.headers.get("Pragma"),
+                    "x_test": self.headers.get("X-Test"),
                     "body": body.decode("utf-8", "replace"),
                 }
+                count = 0
                 if path != "/_log":
                     with log_lock:
                         log.append(entry)
                         entry["seq"] = len(log)
+                        counts[path] = counts.get(path, 0) + 1
+                        count = counts[path]
+                        if log_path:
+                            with open(log_path, "a") as f:
+                                f.write(json.dumps(entry) + "\n")
                 if path == "/_log":
                     with log_lock: data = json.dumps(log).encode()
                     return self.raw(200, [("Content-Type", "application/json")], data)
@@ -219,12 +271,31 @@ final class LoopbackServer {
                         data = (pattern * (n // 251 + 1))[:n]
                         return self.raw(status, headers + [("Content-Type", "application/octet-stream")], data)
                     return self.raw(status, headers + [("Content-Type", "application/json")], json.dumps(entry).encode())
+                if path == "/login":
+                    return self.raw(302, [("Location", "/welcome"), ("Set-Cookie", "sid=abc123; Path=/; HttpOnly"),
+                                          ("Set-Cookie", "hop=redirect; Path=/")])
+                if path == "/cacheable":
+                    if self.headers.get("If-None-Match") == '"v1"':
+                        return self.raw(304, [("Cache-Control", "max-age=3600"), ("ETag", '"v1"')])
+                    return self.raw(200, [("Cache-Control", "max-age=3600"), ("ETag", '"v1"'), ("Content-Type", "text/plain")],
+                                    b"cacheable body, served %d times by the server\n" % count)
+                if path == "/trickle":
+                    # n bytes over s seconds, in ten pieces, for a progress line.
+                    params = parse_qs(query)
+                    n, s = int(params["n"][0]), float(params["s"][0])
+                    self.wfile.write(b"HTTP/1.1 200 X\r\nContent-Length: %d\r\n\r\n" % n)
+                    for i in range(10):
+                        self.wfile.write(b"x" * (n // 10 + (n % 10 if i == 9 else 0)))
+                        self.wfile.flush()
+                        time.sleep(s / 10)
+                    return
                 echo = json.dumps(entry).encode()
                 if path == "/gzip":
                     if "gzip" in (self.headers.get("Accept-Encoding") or ""):
                         return self.raw(200, [("Content-Encoding", "gzip"), ("X-Was-Compressed", "1")], gzip.compress(echo))
                     return self.raw(200, [("X-Was-Compressed", "0")], echo)
-                # /r: a scripted response: status, location, set (Set-Cookie, repeatable), csd, header (repeatable).
+                # /r and any other path: a scripted response: status, location, set (Set-Cookie,
+                # repeatable), csd (Clear-Site-Data), header (NAME:VALUE, repeatable); the body is the request as JSON.
                 params = parse_qs(query, keep_blank_values=True)
                 status = int(params.get("status", ["200"])[0])
                 headers = []
@@ -265,15 +336,24 @@ final class LoopbackServer {
         """#
 }
 
-/// A self-signed certificate for the test's HTTPS server, made with `openssl`, that names
-/// `localhost`, a few test hosts and 127.0.0.1; its own file is the CA file clients trust.
-struct TestCertificate {
-    let certificate: URL
-    let key: URL
+/// A self-signed certificate made with `openssl` for `localhost`, the test hosts and
+/// 127.0.0.1; its own file is the certificate authority a client must be given to trust it.
+public struct TestCertificate: Sendable {
+    /// The certificate (PEM).
+    public let certificate: URL
+    /// Its private key (PEM).
+    public let key: URL
 
-    static let hosts = ["localhost", "secure.example.org", "www.example.org", "other.example.net"]
+    /// The host names it is valid for (and 127.0.0.1).
+    public static let hosts = [
+        "localhost", "secure.example.org", "www.example.org", "other.example.net", "secure.example.test",
+    ]
 
-    init(in directory: URL) throws {
+    /// Makes a certificate and its key in a directory.
+    ///
+    /// - Parameter directory: where `cert.pem` and `key.pem` go.
+    /// - Throws: `LoopbackServer.ServerError` when `openssl` fails.
+    public init(in directory: URL) throws {
         certificate = directory.appendingPathComponent("cert.pem")
         key = directory.appendingPathComponent("key.pem")
         let process = Process()
@@ -295,62 +375,11 @@ struct TestCertificate {
 }
 
 /// Percent-encodes a query parameter value (everything but unreserved characters).
-func q(_ value: String) -> String {
+///
+/// - Parameter value: the value.
+/// - Returns: the encoded value.
+public func q(_ value: String) -> String {
     value.addingPercentEncoding(
         withAllowedCharacters: CharacterSet(
             charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")) ?? value
-}
-
-/// The request the server echoed in a response body (`/r`, `/gzip`).
-struct Echo {
-    let fields: [String: Any]
-
-    init(_ response: HTTPResponse) throws {
-        fields = try JSONSerialization.jsonObject(with: response.body) as? [String: Any] ?? [:]
-    }
-
-    var method: String? { fields["method"] as? String }
-    var cookie: String? { fields["cookie"] as? String }
-    var body: String? { fields["body"] as? String }
-    /// The server's number for the request (1 for its first).
-    var seq: Int? { fields["seq"] as? Int }
-    subscript(_ key: String) -> String? { fields[key] as? String }
-
-    /// The names of the cookies the request carried.
-    var cookieNames: Set<String> {
-        Set(
-            (cookie ?? "").split(separator: ";").map {
-                String($0.split(separator: "=").first ?? "").trimmingCharacters(in: .whitespaces)
-            }.filter { !$0.isEmpty })
-    }
-}
-
-/// A test's directory, a plain-HTTP loopback server in it, and a fresh in-memory store.
-struct Fixture {
-    let directory: TestDirectory
-    let server: LoopbackServer
-    let store = WebsiteDataStore.nonPersistent()
-    /// Host names resolved to the server.
-    static let hosts = [
-        "a.example", "b.example", "c.example", "localhost", "plain.example.org", "secure.example.org",
-        "www.example.org", "other.example.net",
-    ]
-
-    init() throws {
-        directory = try TestDirectory()
-        server = try LoopbackServer(in: directory.url)
-    }
-
-    /// A client of `store` that resolves the test hosts to the server and ignores proxy variables.
-    func client(_ configure: (inout HTTPClientConfiguration) -> Void = { _ in }) throws -> HTTPClient {
-        var configuration = HTTPClientConfiguration(proxy: "", resolve: server.resolve(Self.hosts))
-        configure(&configuration)
-        return try HTTPClient(store: store, configuration: configuration)
-    }
-
-    /// `http://a.example:PORT`.
-    var base: String { "http://a.example:\(server.port)" }
-
-    /// `http://HOST:PORT`.
-    func origin(_ host: String) -> String { "http://\(host):\(server.port)" }
 }

@@ -9,11 +9,12 @@ import Testing
 /// test's async work: an HTTP client test then waits minutes to be resumed and reaches its own
 /// time limit. Jobs of this executor run on threads the operating system schedules fairly
 /// beside the pool.
-final class ThreadPerJobExecutor: TaskExecutor {
+public final class ThreadPerJobExecutor: TaskExecutor {
     /// The one executor the `ownThreads` trait uses.
-    static let shared = ThreadPerJobExecutor()
+    public static let shared = ThreadPerJobExecutor()
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    /// Runs `job` on a new thread.
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
         let thread = Thread { job.runSynchronously(on: executor) }
@@ -24,10 +25,12 @@ final class ThreadPerJobExecutor: TaskExecutor {
 
 /// Runs a suite's or a test's work on threads of its own rather than the cooperative pool (see
 /// `ThreadPerJobExecutor`); `Test.current` and issues recorded by the test are unchanged.
-struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
-    var isRecursive: Bool { true }
+public struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
+    /// The trait applies to every test of a suite it is given to.
+    public var isRecursive: Bool { true }
 
-    func provideScope(
+    /// Runs the test with this executor preferred for its tasks.
+    public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         try await withTaskExecutorPreference(ThreadPerJobExecutor.shared) { try await function() }
@@ -36,5 +39,5 @@ struct OwnThreadsTrait: SuiteTrait, TestTrait, TestScoping {
 
 extension Trait where Self == OwnThreadsTrait {
     /// Run on threads of their own, not the cooperative pool: for tests that block.
-    static var ownThreads: Self { OwnThreadsTrait() }
+    public static var ownThreads: Self { OwnThreadsTrait() }
 }

@@ -1,0 +1,20 @@
+import Foundation
+
+/// Runs a program found on the PATH with arguments, and returns its exit status and output.
+@discardableResult
+func runTool(_ arguments: [String], in directory: URL) throws -> (status: Int32, output: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = arguments
+    process.currentDirectoryURL = directory
+    let file = directory.appendingPathComponent("tool-\(UUID().uuidString.prefix(8)).out")
+    _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+    let handle = try FileHandle(forWritingTo: file)
+    defer { try? handle.close() }
+    process.standardOutput = handle
+    process.standardError = handle
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: try Data(contentsOf: file), as: UTF8.self))
+}
