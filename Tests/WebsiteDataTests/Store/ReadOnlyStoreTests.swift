@@ -12,6 +12,7 @@ import Testing
 @Suite(.ownThreads) struct ReadOnlyStoreTests {
     let dir = TemporaryDirectory()
     static let origin = SecurityOrigin(string: "https://example.com")!
+    static let manifest = URL(string: "https://example.com/manifest")!
 
     /// A store holding every persistent type of data, a cookie that has expired since it was
     /// set, a cache body file and an old orphan file in `cache/` (which a writable open deletes).
@@ -35,6 +36,8 @@ import Testing
             _ = try tx.executeSql("CREATE TABLE t (x)")
             _ = try tx.executeSql("INSERT INTO t VALUES (42)")
         }
+        _ = try store.applicationCache.replaceGroup(
+            manifestURL: Self.manifest, manifest: Data("CACHE MANIFEST".utf8), entries: [])
         let big = Data(repeating: 1, count: 200_000)
         _ = try await store.httpCache.send(CacheRequest(url: URL(string: "https://example.com/big")!)) { _ in
             OriginResponse(status: 200, headers: ["Cache-Control": "max-age=600"], body: .data(big))
@@ -83,6 +86,10 @@ import Testing
         let rows = try web.readTransaction { tx in try tx.executeSql("SELECT x FROM t").rows.count }
         #expect(rows == 1)
 
+        let idb = try store.indexedDB.open(origin: Self.origin, name: "db", version: 1)
+        #expect(try idb.transaction("s") { tx in try tx.objectStore("s").get("k") } == .string("r"))
+        #expect(try store.applicationCache.groups().count == 1)
+
         // Exports and backups are written elsewhere, from the store as it is.
         let export = dir.path("export-\(UUID().uuidString).txt")
         let summary = try CookieInterchange.exportCookies(from: cookies, format: .netscape, to: export)
@@ -111,6 +118,16 @@ import Testing
         #expect(throws: (any Error).self) {
             try web.transaction { tx in _ = try tx.executeSql("INSERT INTO t VALUES (1)") }
         }
+        #expect(throws: refused) {
+            try idb.transaction("s", mode: .readwrite) { tx in _ = try tx.objectStore("s").put(.string("x"), key: "k2")
+            }
+        }
+        #expect(throws: refused) {
+            _ = try store.indexedDB.open(origin: Self.origin, name: "db", version: 2) { tx, _ in
+                _ = try tx.createObjectStore("t")
+            }
+        }
+        #expect(throws: refused) { _ = try store.applicationCache.deleteGroup(manifestURL: Self.manifest) }
         let netscape = dir.path("import-\(UUID().uuidString).txt")
         try Data("example.com\tFALSE\t/\tFALSE\t0\timported\t1\n".utf8).write(to: netscape)
         #expect(throws: refused) { _ = try CookieInterchange.importCookies(from: netscape, into: cookies) }
