@@ -184,7 +184,7 @@ final class HTTPDiskCache: Sendable {
         // A read-only store's folder gains nothing: the copy goes to a private temporary folder.
         let target = database.isReadOnly ? try Self.privateTemporaryName() : try newTemporaryName()
         if database.isReadOnly || link(source.path, target.path) != 0 {
-            // Another file system or no hard links: copy instead.
+            // Read-only, another file system or no hard links: copy instead.
             try FileManager.default.copyItem(at: source, to: target)
         }
         return target

@@ -128,6 +128,11 @@ import Testing
             }
         }
         #expect(throws: refused) { _ = try store.applicationCache.deleteGroup(manifestURL: Self.manifest) }
+        // A response fetched through the cache is returned, and not stored.
+        let fetched = try await store.httpCache.send(CacheRequest(url: URL(string: "https://example.com/new")!)) { _ in
+            OriginResponse(status: 200, headers: ["Cache-Control": "max-age=600"], body: .data(Data(count: 100_000)))
+        }
+        #expect(try fetched.status == 200 && fetched.body.data().count == 100_000)
         let netscape = dir.path("import-\(UUID().uuidString).txt")
         try Data("example.com\tFALSE\t/\tFALSE\t0\timported\t1\n".utf8).write(to: netscape)
         #expect(throws: refused) { _ = try CookieInterchange.importCookies(from: netscape, into: cookies) }
