@@ -7,11 +7,13 @@
 //   wkstore-stress import --store DIR --file FILE
 //   wkstore-stress diskcache|indexeddb|localstorage|websql|appcache --store DIR [--batches N] [--per-batch K] [--prefix P]
 //   wkstore-stress fill --store DIR [--per-batch K]
+//   wkstore-stress read --store DIR [--url URL] [--origin ORIGIN] [--export FILE] [--backup DIR] [--try-writes yes]
 //
 // Ingests batches of Set-Cookie headers (one response per batch, one transaction each) and
 // prints `committed BATCH` on stdout after each call returned, flushing at once, so a driver
 // that kills the process with SIGKILL knows exactly which batches were acknowledged. The other
 // data types' writers (CrashWriters.swift) do the same; `fill` writes until the disk is full.
+// `read` opens a store read-only (ReadOnlyReader.swift) and prints what it holds.
 import Foundation
 import WebsiteData
 
@@ -43,7 +45,7 @@ func fail(_ message: String) -> Never {
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else {
     fail(
-        "usage: wkstore-stress cookies|diskcache|indexeddb|localstorage|websql|appcache|fill|clear|mixed|import|nonpersistent --store DIR [options]"
+        "usage: wkstore-stress cookies|diskcache|indexeddb|localstorage|websql|appcache|fill|read|clear|mixed|import|nonpersistent --store DIR [options]"
     )
 }
 arguments.removeFirst()
@@ -211,6 +213,12 @@ case "fill":
             acknowledge(batch)
             batch += 1
         }
+    } catch {
+        fail("\(error)")
+    }
+case "read":
+    do {
+        try readOnly(store: URL(fileURLWithPath: storePath), options: options)
     } catch {
         fail("\(error)")
     }

@@ -85,16 +85,13 @@ public struct HTTPCache: Sendable {
 
     /// A new, empty, owner-only file for the body of a response being received, on the cache's
     /// file system (in the store's `cache/` folder; in a private temporary folder for a
-    /// non-persistent store), so that storing the response costs a hard link, not a copy.
+    /// non-persistent or read-only store), so that storing the response costs a hard link, not a copy.
     ///
     /// - Returns: the file's URL. The file is the caller's until it passes it to the cache in an `OriginResponse`.
     /// - Throws: a file system error when the file cannot be made.
     public func makeTemporaryBodyFile() throws -> URL {
-        if disk.isEnabled { return try disk.makeTemporaryFile() }
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-cache-\(getpid())")
-        try FileManager.default.createDirectory(
-            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let url = folder.appendingPathComponent(UUID().uuidString.lowercased())
+        if disk.writesFiles { return try disk.makeTemporaryFile() }
+        let url = try HTTPDiskCache.privateTemporaryName()
         guard FileManager.default.createFile(atPath: url.path, contents: nil, attributes: [.posixPermissions: 0o600])
         else {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])

@@ -33,11 +33,13 @@ final class HTTPDiskCache: Sendable {
         }
         // The folder is made when the first body file is written.
         self.folder = directory.appendingPathComponent(Self.folderName)
-        try deleteOrphans()
+        // A read-only store deletes nothing, orphans included.
+        if !database.isReadOnly { try deleteOrphans() }
     }
 
     /// The cache folder, created (0700) when missing.
     private func existingFolder() throws -> URL {
+        try database.checkWritable()
         guard let folder else { throw CocoaError(.fileNoSuchFile) }
         var isDirectory: ObjCBool = false
         if FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue {
@@ -60,7 +62,9 @@ final class HTTPDiskCache: Sendable {
             t = [:]
             return p
         }
-        if !pending.isEmpty { try? database.write(changes: []) { db in try Self.persistAccess(pending, db) } }
+        if !pending.isEmpty && !database.isReadOnly {
+            try? database.write(changes: []) { db in try Self.persistAccess(pending, db) }
+        }
     }
 
     var isEnabled: Bool { folder != nil }
@@ -157,6 +161,8 @@ final class HTTPDiskCache: Sendable {
 
     /// Marks an entry used now (persisted with the next write).
     func touch(_ id: Int64) {
+        // A read-only store records no access.
+        guard !database.isReadOnly else { return }
         let now = clock().timeIntervalSince1970
         let flush = touched.withLock { t -> [Int64: Double]? in
             t[id] = now
@@ -175,13 +181,26 @@ final class HTTPDiskCache: Sendable {
     /// so that the caller may keep, move or delete it whatever happens to the entry.
     func linkedCopy(of name: String) throws -> URL {
         guard let source = fileURL(name) else { throw CocoaError(.fileNoSuchFile) }
-        let target = try newTemporaryName()
-        if link(source.path, target.path) != 0 {
-            // Another file system or no hard links: copy instead.
+        // A read-only store's folder gains nothing: the copy goes to a private temporary folder.
+        let target = database.isReadOnly ? try Self.privateTemporaryName() : try newTemporaryName()
+        if database.isReadOnly || link(source.path, target.path) != 0 {
+            // Read-only, another file system or no hard links: copy instead.
             try FileManager.default.copyItem(at: source, to: target)
         }
         return target
     }
+
+    /// A new name in this process's private temporary folder (`wkstore-cache-PID`, 0700), for
+    /// bodies of a store that has no cache folder to write (non-persistent or read-only).
+    static func privateTemporaryName() throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-cache-\(getpid())")
+        try FileManager.default.createDirectory(
+            at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        return folder.appendingPathComponent(UUID().uuidString.lowercased())
+    }
+
+    /// Whether the cache may write bodies to its folder (a persistent store opened writable).
+    var writesFiles: Bool { isEnabled && !database.isReadOnly }
 
     /// A new, empty, owner-only file in the cache folder for a body being received.
     func makeTemporaryFile() throws -> URL {
@@ -209,6 +228,7 @@ final class HTTPDiskCache: Sendable {
         -> CacheEntry?
     {
         guard isEnabled else { return nil }
+        try database.checkWritable()
         let now = clock()
         let bodySize = body.byteCount
         let headerText = policy.headers.serialized

@@ -59,6 +59,22 @@ public final class HTTPCookieStore: Sendable {
         self.database = database
         self.clock = clock
         let now = clock()
+        // A read-only store is loaded as it is; what has expired is left out in memory only.
+        if database.isReadOnly {
+            let (jar, settings, seq) = try database.read { db in
+                try db.transaction(write: false) {
+                    let settings = try SettingsTable.values(db)
+                    let jar = try CookiePersistence.loadAll(db, limits: SettingsTable.cookieLimits(settings))
+                    return (jar, settings, try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0)
+                }
+            }
+            var loaded = jar
+            _ = loaded.removeExpired(now: now)
+            var state = State(jar: loaded, policy: SettingsTable.cookiePolicy(settings))
+            state.lastSeq = seq
+            self.state = Locked(state, adaptive: true)
+            return
+        }
         // Purge what expired while the store was closed, then load the rest.
         let (jar, settings, seq) = try database.writer.withLock { db in
             try db.transaction {
@@ -89,7 +105,7 @@ public final class HTTPCookieStore: Sendable {
             s.touched = []
             return t
         }
-        if !touched.isEmpty {
+        if !touched.isEmpty && !database.isReadOnly {
             try? database.write(changes: CookiePersistence.logEntries([], touched: touched)) { _ in }
         }
     }
@@ -347,6 +363,8 @@ public final class HTTPCookieStore: Sendable {
         _ cookies: [(Cookie, Bool)], fromSecureOrigin: Bool, api: CookieAPI, url: URL?,
         context: CookieRequestContext, now: Date, summary: inout CookieWriteSummary
     ) throws {
+        // Refused before the jar changes or observers hear of it.
+        try database.checkWritable()
         let ticket = try state.withLock { s -> UInt64? in
             try refresh(&s)
             if let url, !allows(s.policy, url: url, context: context) {
@@ -427,6 +445,7 @@ public final class HTTPCookieStore: Sendable {
     func remove(cause: CookieChangeCause, everySite: Bool = false, where predicate: @escaping (Cookie) -> Bool) throws
         -> [Cookie]
     {
+        try database.checkWritable()
         let (ticket, removed) = try state.withLock { s -> (UInt64?, [Cookie]) in
             try refresh(&s)
             let removed = s.jar.remove(where: predicate)
@@ -448,6 +467,7 @@ public final class HTTPCookieStore: Sendable {
     func withExclusiveWrite<T: Sendable>(
         _ body: (inout CookieJar, Date, _ flush: (inout [CookieJarChange]) throws -> Void) throws -> T
     ) throws -> T {
+        try database.checkWritable()
         let now = clock()
         return try state.withLock { s in
             try refresh(&s)

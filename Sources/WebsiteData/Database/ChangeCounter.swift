@@ -17,6 +17,8 @@ final class ChangeCounter: @unchecked Sendable {
     private static let length = 4096
     private let mapping: UnsafeMutableRawPointer
     private let counter: UnsafeMutablePointer<UInt64>
+    /// Whether the mapping may be written (not for a read-only store).
+    private let writable: Bool
 
     /// Maps the counter file of a store directory, creating it (0600) when needed; `nil` when
     /// it cannot be made or mapped (a read-only directory, a full disk): readers then read the
@@ -39,6 +41,26 @@ final class ChangeCounter: @unchecked Sendable {
         else { return nil }
         mapping = pointer
         counter = pointer.bindMemory(to: UInt64.self, capacity: 1)
+        writable = true
+    }
+
+    /// Maps an existing counter file for reading only, creating and writing nothing (a store
+    /// opened read-only); `nil` when there is none to map: readers then read the change log every time.
+    init?(readingDirectory directory: URL) {
+        let path = directory.appendingPathComponent(Self.fileName).path
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG, info.st_size >= Self.length else {
+            return nil
+        }
+        guard let pointer = mmap(nil, Self.length, PROT_READ, MAP_SHARED, fd, 0), pointer != MAP_FAILED else {
+            return nil
+        }
+        mapping = pointer
+        counter = pointer.bindMemory(to: UInt64.self, capacity: 1)
+        writable = false
     }
 
     deinit { munmap(mapping, Self.length) }
@@ -47,5 +69,9 @@ final class ChangeCounter: @unchecked Sendable {
     var value: UInt64 { wk_atomic_load_u64(counter) }
 
     /// Bumps the counter: a commit became visible.
-    func increment() { wk_atomic_increment_u64(counter) }
+    func increment() {
+        // A read-only mapping is never written (a read-only store commits nothing).
+        guard writable else { return }
+        wk_atomic_increment_u64(counter)
+    }
 }

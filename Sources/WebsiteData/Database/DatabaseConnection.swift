@@ -25,14 +25,26 @@ final class DatabaseConnection {
     ///   - location: the file, or memory.
     ///   - readOnly: open without write access (the file must exist).
     ///   - busyTimeout: how long to wait for another connection's lock before failing with `.busy`.
-    init(location: Location, readOnly: Bool = false, busyTimeout: Duration = .seconds(30)) throws(DatabaseError) {
+    ///   - uriParameters: query parameters of a `file:` URI for a file (`immutable=1`), or `nil`.
+    init(
+        location: Location, readOnly: Bool = false, busyTimeout: Duration = .seconds(30),
+        uriParameters: String? = nil
+    ) throws(DatabaseError) {
         var pointer: OpaquePointer?
         var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
         flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-        let path: String
+        var path: String
         switch location {
         case .file(let url): path = url.path
         case .memory: path = ":memory:"
+        }
+        if let uriParameters, case .file(let url) = location {
+            // Characters a URI path may not hold as they are (`?`, `#`, `%`…) are escaped.
+            var allowed = CharacterSet.urlPathAllowed
+            allowed.remove(charactersIn: "?#%;")
+            path = "file:" + (url.path.addingPercentEncoding(withAllowedCharacters: allowed) ?? url.path)
+            path += "?" + uriParameters
+            flags |= SQLITE_OPEN_URI
         }
         let code = sqlite3_open_v2(path, &pointer, flags, nil)
         guard code == SQLITE_OK, let pointer else {

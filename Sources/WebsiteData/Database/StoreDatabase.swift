@@ -19,6 +19,10 @@ final class StoreDatabase: Sendable {
     private let ownSequences = Locked<OwnSequences>(OwnSequences())
     /// The store's shared change counter (persistent stores whose directory allows it).
     private let changeCounter: ChangeCounter?
+    /// Whether the store was opened read-only: every write is refused before it starts.
+    let isReadOnly: Bool
+    /// The `file:` URI parameters of a read-only store's connections (see `readOnlyParameters`).
+    private let readOnlyURIParameters: String?
 
     struct OwnSequences {
         var ranges: [ClosedRange<Int64>] = []
@@ -64,8 +68,12 @@ final class StoreDatabase: Sendable {
             self.writer = LockedConnection(connection)
             self.reader = nil
             self.changeCounter = nil
+            self.isReadOnly = false
+            self.readOnlyURIParameters = nil
             return
         }
+        self.isReadOnly = false
+        self.readOnlyURIParameters = nil
         let file = directory.appendingPathComponent(Self.fileName)
         self.file = file
         let existed = FileManager.default.fileExists(atPath: file.path)
@@ -114,6 +122,137 @@ final class StoreDatabase: Sendable {
         self.reader = LockedConnection(try DatabaseConnection(location: .file(file)))
         // Made only once the store has opened: a refused store gains no file.
         self.changeCounter = ChangeCounter(directory: directory)
+    }
+
+    /// Opens the database of an existing store directory for reading only: it creates, migrates,
+    /// purges and writes nothing, and maps the change counter only when it exists.
+    ///
+    /// - Throws: `StoreError.cannotOpen` naming the path when the directory is missing, is a
+    ///   file, cannot be read or holds no store; `.olderSchema` for a store this binary would
+    ///   upgrade; `.newerSchema`, `.corrupt` as a writable open does.
+    init(readingDirectory directory: URL) throws {
+        self.directory = directory
+        let file = try Self.checkReadable(directory: directory)
+        self.file = file
+        self.isReadOnly = true
+        let parameters = try Self.readOnlyParameters(file: file)
+        self.readOnlyURIParameters = parameters
+        let writer: DatabaseConnection
+        do {
+            writer = try Self.readOnlyConnection(file: file, parameters: parameters)
+            let migrator = Migrator()
+            try migrator.check(writer, path: file.path)
+            let applied = try migrator.appliedVersions(writer)
+            guard let newest = applied.last else {
+                throw StoreError.cannotOpen(path: file.path, detail: "it is an empty database, not a store")
+            }
+            if newest < migrator.latestVersion {
+                throw StoreError.olderSchema(path: file.path, found: newest, supported: migrator.latestVersion)
+            }
+            try writer.execute("PRAGMA temp_store = FILE")
+            try writer.execute("PRAGMA cache_size = \(StoreTuning.writerCacheSize)")
+        } catch let error as DatabaseError {
+            if [.notADatabase, .corrupt].contains(error.code.primary) {
+                throw StoreError.corrupt(path: file.path, detail: error.message)
+            }
+            if [.cantOpen, .readOnly, .ioError].contains(error.code.primary) {
+                throw StoreError.cannotOpen(path: file.path, detail: error.message)
+            }
+            throw StoreError.database(error)
+        } catch let error as StoreError {
+            if case .notAStore(let detail) = error { throw StoreError.corrupt(path: file.path, detail: detail) }
+            throw error
+        }
+        self.permissionProblems = Self.permissionProblems(directory: directory)
+        self.writer = LockedConnection(writer)
+        do {
+            self.reader = LockedConnection(try Self.readOnlyConnection(file: file, parameters: parameters))
+        } catch {
+            throw StoreError.cannotOpen(path: file.path, detail: error.message)
+        }
+        self.changeCounter = ChangeCounter(readingDirectory: directory)
+    }
+
+    /// The main database file of a store directory that a read-only open may read.
+    ///
+    /// - Throws: `StoreError.cannotOpen` naming what is wrong: nothing is ever created here.
+    private static func checkReadable(directory: URL) throws -> URL {
+        var info = stat()
+        guard stat(directory.path, &info) == 0 else {
+            let reason = errno == ENOENT ? "no such directory" : String(cString: strerror(errno))
+            throw StoreError.cannotOpen(
+                path: directory.path, detail: "\(reason) (a read-only open creates nothing)")
+        }
+        guard (info.st_mode & S_IFMT) == S_IFDIR else {
+            throw StoreError.cannotOpen(path: directory.path, detail: "it is a file, not a store directory")
+        }
+        guard access(directory.path, R_OK | X_OK) == 0 else {
+            throw StoreError.cannotOpen(
+                path: directory.path, detail: "the directory cannot be read (\(String(cString: strerror(errno))))")
+        }
+        let file = directory.appendingPathComponent(fileName)
+        guard stat(file.path, &info) == 0 else {
+            let reason =
+                errno == ENOENT ? "the directory holds no store (no \(fileName))" : String(cString: strerror(errno))
+            throw StoreError.cannotOpen(path: directory.path, detail: reason)
+        }
+        guard (info.st_mode & S_IFMT) == S_IFREG else {
+            throw StoreError.cannotOpen(path: file.path, detail: "it is not a file")
+        }
+        guard access(file.path, R_OK) == 0 else {
+            throw StoreError.cannotOpen(
+                path: file.path, detail: "the store file cannot be read (\(String(cString: strerror(errno))))")
+        }
+        return file
+    }
+
+    /// How a read-only connection reads a WAL database without creating or writing a file.
+    ///
+    /// SQLite's read-only connections still create the write-ahead log and its index (`-wal`,
+    /// `-shm`) when they are missing and the directory allows it, and write read marks into an
+    /// index they may write. So: without a log, or with an empty log and no index, nothing
+    /// holds changes beyond the main file, which is read as immutable (no locks, no side
+    /// files). With a log and its index, the index is opened read-only (`readonly_shm`: SQLite
+    /// then copies it to private memory and checks it, as for read-only media). A log that
+    /// holds changes without an index cannot be read without making one: refused.
+    static func readOnlyParameters(file: URL) throws -> String {
+        var wal = stat()
+        var shm = stat()
+        let hasLog = lstat(file.path + "-wal", &wal) == 0
+        let hasIndex = lstat(file.path + "-shm", &shm) == 0
+        if !hasLog { return "immutable=1" }
+        if hasIndex { return "mode=ro&readonly_shm=1" }
+        if wal.st_size == 0 { return "immutable=1" }
+        throw StoreError.cannotOpen(
+            path: file.path,
+            detail:
+                "its write-ahead log (\(fileName)-wal) holds changes, and the index SQLite needs to read it (\(fileName)-shm) is missing; a read-only open creates no file: open the store writable once to fold the log in"
+        )
+    }
+
+    /// A read-only connection to `file` with `parameters` from `readOnlyParameters`.
+    static func readOnlyConnection(file: URL, parameters: String) throws(DatabaseError) -> DatabaseConnection {
+        let connection = try DatabaseConnection(location: .file(file), readOnly: true, uriParameters: parameters)
+        try connection.execute("PRAGMA query_only = 1")
+        return connection
+    }
+
+    /// A new connection for reads, of the kind `reader` is (read-only for a read-only store).
+    func newReaderConnection(file: URL) throws -> DatabaseConnection {
+        if let readOnlyURIParameters {
+            return try Self.readOnlyConnection(file: file, parameters: readOnlyURIParameters)
+        }
+        let connection = try DatabaseConnection(location: .file(file))
+        try connection.execute("PRAGMA query_only = 1")
+        return connection
+    }
+
+    /// The error every write of a read-only store throws.
+    var readOnlyError: StoreError { StoreError.readOnly(path: directory?.path ?? ":memory:") }
+
+    /// Throws `StoreError.readOnly` when the store was opened read-only.
+    func checkWritable() throws {
+        if isReadOnly { throw readOnlyError }
     }
 
     /// Makes the store's files readable by their owner only (0600).
@@ -327,6 +466,7 @@ final class StoreDatabase: Sendable {
     func writeNow<T>(changes: [ChangeLogEntry], logging body: (DatabaseConnection, ChangeLogWriter) throws -> T) throws
         -> T
     {
+        try checkWritable()
         drainQueue()
         var range: ClosedRange<Int64>?
         let result = try writer.withLock { db in
@@ -385,6 +525,7 @@ final class StoreDatabase: Sendable {
 
     /// Commits a batch in one transaction; returns each write's error, if any.
     private func commit(_ batch: [PendingWrite]) -> [Error?] {
+        if isReadOnly { return batch.map { _ in readOnlyError } }
         var errors = [Error?](repeating: nil, count: batch.count)
         var range: ClosedRange<Int64>?
         let failure: Error? = writer.withLock { db -> Error? in
@@ -464,6 +605,7 @@ final class StoreDatabase: Sendable {
     /// Folds every logged cookie change into the cookies table and drops the change log but
     /// its newest entry (before a `VACUUM`), after the writes queued so far.
     func foldChangeLog() throws {
+        try checkWritable()
         drainQueue()
         try writer.withLock { db in try db.transaction { try self.maintainLog(db, foldAll: true) } }
     }

@@ -20,6 +20,12 @@ public enum StoreError: Error, Sendable, CustomStringConvertible, Equatable {
     case invalidSetting(key: String, detail: String)
     /// A database operation failed.
     case database(DatabaseError)
+    /// The store was opened read-only (`WebsiteDataStore.Configuration.readOnly`) and the call
+    /// would change it; it was refused before anything was changed.
+    case readOnly(path: String)
+    /// A read-only open found a store of an older schema than this binary's; it is not upgraded
+    /// without writing, so it was not read. A writable open upgrades it.
+    case olderSchema(path: String, found: Int, supported: Int)
 
     /// A one-line message.
     public var description: String {
@@ -41,6 +47,12 @@ public enum StoreError: Error, Sendable, CustomStringConvertible, Equatable {
             return "invalid value for \(key): \(detail)"
         case .database(let error):
             return error.description
+        case .readOnly(let path):
+            return
+                "the store at \(path) is open read-only: this would change it, so it was refused (nothing was changed)"
+        case .olderSchema(let path, let found, let supported):
+            return
+                "the store at \(path) has schema version \(found), older than this wkstore's (\(supported)); a read-only open does not upgrade it: open it writable once to upgrade it (the store was not changed)"
         }
     }
 }

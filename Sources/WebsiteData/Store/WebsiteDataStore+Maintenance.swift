@@ -13,6 +13,8 @@ extension WebsiteDataStore {
     /// Copies the store consistently into `destination` (a new or empty directory), while other
     /// processes may go on writing: SQLite's online backup copies one snapshot of the database.
     ///
+    /// A read-only store can be backed up: the copy is read from it without writing it.
+    ///
     /// - Parameter destination: the directory of the copy; it becomes a store of its own.
     /// - Throws: `StoreError` when this store is not persistent, the destination holds a store
     ///   already, or the copy fails (a partial copy is removed).
@@ -52,8 +54,10 @@ extension WebsiteDataStore {
     /// write-ahead log.
     ///
     /// - Returns: the size of the database files before and after.
+    /// - Throws: `StoreError.readOnly` for a store opened read-only, or the database's error.
     @discardableResult
     public func vacuum() throws -> VacuumResult {
+        try database.checkWritable()
         guard let directory else { return VacuumResult(bytesBefore: 0, bytesAfter: 0) }
         let before = Self.databaseBytes(directory)
         do {

@@ -12,6 +12,9 @@ public final class WebsiteDataStore: Sendable {
     public let httpCookieStore: HTTPCookieStore
     /// Whether the store writes to disk.
     public var isPersistent: Bool { directory != nil }
+    /// Whether the store was opened read-only: every call that would change it throws
+    /// `StoreError.readOnly`.
+    public var isReadOnly: Bool { database.isReadOnly }
     /// The store's directory, or `nil` for a non-persistent store.
     public let directory: URL?
     /// The identifier of a store made by `dataStore(forIdentifier:)`.
@@ -34,12 +37,26 @@ public final class WebsiteDataStore: Sendable {
         try self.init(directory: directory, identifier: nil, clock: { Date() })
     }
 
+    /// Opens the store in `directory` as `configuration` says: read-only, it must exist, and
+    /// the store is read as it is, with nothing created, migrated, purged or written.
+    ///
+    /// - Throws: `StoreError.cannotOpen` naming the path for a read-only open of a directory that
+    ///   is missing, is a file, cannot be read or holds no store; `.olderSchema` for a read-only
+    ///   open of a store a writable open would upgrade; otherwise as `init(directory:)`.
+    public convenience init(directory: URL, configuration: Configuration) throws {
+        try self.init(directory: directory, identifier: nil, clock: { Date() }, readOnly: configuration.readOnly)
+    }
+
     /// Opens a store with an injected clock (tests), at a directory or in memory.
-    init(directory: URL?, identifier: UUID?, clock: @escaping @Sendable () -> Date) throws {
-        if let directory { try Self.makeDirectory(directory) }
+    init(directory: URL?, identifier: UUID?, clock: @escaping @Sendable () -> Date, readOnly: Bool = false) throws {
         self.directory = directory
         self.identifier = identifier
-        self.database = try StoreDatabase(directory: directory)
+        if let directory, readOnly {
+            self.database = try StoreDatabase(readingDirectory: directory)
+        } else {
+            if let directory { try Self.makeDirectory(directory) }
+            self.database = try StoreDatabase(directory: directory)
+        }
         self.clock = clock
         var components: [any WebsiteDataComponent] = []
         for kind in Self.componentKinds {
@@ -57,15 +74,37 @@ public final class WebsiteDataStore: Sendable {
 
     /// The default persistent store (`<root>/default`).
     public static func `default`() throws -> WebsiteDataStore {
+        try `default`(configuration: Configuration())
+    }
+
+    /// The default persistent store (`<root>/default`), opened as `configuration` says.
+    ///
+    /// - Throws: as `init(directory:configuration:)`.
+    public static func `default`(configuration: Configuration) throws -> WebsiteDataStore {
         try WebsiteDataStore(
-            directory: try rootDirectory().appendingPathComponent("default"), identifier: nil, clock: { Date() })
+            directory: try rootDirectory().appendingPathComponent("default"), identifier: nil, clock: { Date() },
+            readOnly: configuration.readOnly)
     }
 
     /// The persistent store with this identifier, created when it does not exist.
     public static func dataStore(forIdentifier identifier: UUID) throws -> WebsiteDataStore {
-        try WebsiteDataStore(
-            directory: try rootDirectory().appendingPathComponent(identifier.uuidString.lowercased()),
-            identifier: identifier, clock: { Date() })
+        try dataStore(forIdentifier: identifier, configuration: Configuration())
+    }
+
+    /// The persistent store with this identifier, opened as `configuration` says (read-only, it
+    /// must exist).
+    ///
+    /// - Throws: `StoreError.noSuchStore` for a read-only open of an identifier that has no
+    ///   store; otherwise as `init(directory:configuration:)`.
+    public static func dataStore(forIdentifier identifier: UUID, configuration: Configuration) throws
+        -> WebsiteDataStore
+    {
+        let directory = try rootDirectory().appendingPathComponent(identifier.uuidString.lowercased())
+        if configuration.readOnly && !FileManager.default.fileExists(atPath: directory.path) {
+            throw StoreError.noSuchStore(identifier: identifier)
+        }
+        return try WebsiteDataStore(
+            directory: directory, identifier: identifier, clock: { Date() }, readOnly: configuration.readOnly)
     }
 
     /// The identifiers of every store made by `dataStore(forIdentifier:)`, sorted.
@@ -171,6 +210,8 @@ public final class WebsiteDataStore: Sendable {
     public func removeData(ofTypes types: Set<WebsiteDataType>, matching filter: RemovalFilter, dryRun: Bool = false)
         throws -> [WebsiteDataRecord]
     {
+        // A read-only store lists what would go; it removes nothing, not even from memory.
+        if !dryRun { try database.checkWritable() }
         var records: [String: WebsiteDataRecord] = [:]
         for component in components(ofTypes: types) {
             for (site, count) in try component.removeData(matching: filter, dryRun: dryRun) {
@@ -188,6 +229,7 @@ public final class WebsiteDataStore: Sendable {
     /// - Returns: the session cookies removed.
     @discardableResult
     public func endSession() throws -> [Cookie] {
+        try database.checkWritable()
         let cookies: [Cookie] = try httpCookieStore.endSession()
         for component in components where !(component is HTTPCookieStore) { try component.endSession() }
         return cookies
@@ -207,6 +249,7 @@ public final class WebsiteDataStore: Sendable {
     ///
     /// - Throws: `StoreError.invalidSetting` for a value the setting does not take.
     public func set(_ setting: StoreSetting, to value: String) throws {
+        try database.checkWritable()
         if let problem = setting.validate(value) { throw StoreError.invalidSetting(key: setting.key, detail: problem) }
         try database.write(changes: [ChangeLogEntry(dataType: "settings", site: "*")]) { db in
             try db.execute(

@@ -184,7 +184,108 @@ import WebsiteDataTestSupport
             "read-only store as nobody: list exit \(list.status) \(list.stderr.isEmpty ? "" : list.stderr)"
                 + "set exit \(set.status): \(set.stderr)library: \(library.stderr)", terminator: "")
 
+        // A read-only open through the library reads and exports everything, and refuses every change.
+        let read = try await readAsNobody(store, sandbox: sandbox)
+        #expect(read.status == 0, "\(read)")
+        #expect(read.lines.contains("cookie a=1") && read.lines.contains("cookie b=2"), "\(read)")
+        #expect(read.lines.contains("header https://example.com/ a=1; b=2"), "\(read)")
+        #expect(read.lines.contains("local k=v") && read.lines.contains("exported 2"), "\(read)")
+        #expect(read.lines.contains("backed-up 2"), "\(read)")
+        #expect(read.lines.contains { $0.hasPrefix("record example.com ") && $0.contains("cookies") }, "\(read)")
+        #expect(!read.stdout.contains("changed ") && !read.stdout.contains("error "), "\(read)")
+        #expect(read.lines.filter { $0.hasPrefix("refused ") }.count == 7, "\(read)")
+        #expect(read.lines.contains { $0.hasPrefix("refused set-cookie: ") && $0.contains(store.path) }, "\(read)")
+
         // Nothing changed, not a byte, no file added.
+        #expect(StoreFiles.fingerprint(store) == before)
+    }
+
+    /// Runs `wkstore-stress read` on `store` as `nobody` (or `user`), exporting and backing up
+    /// into a folder of that user's own under `sandbox`.
+    func readAsNobody(_ store: URL, sandbox: URL, user: UInt32 = Command.nobody) async throws -> CommandResult {
+        let out = sandbox.appendingPathComponent("out-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: out, withIntermediateDirectories: true)
+        chmod(sandbox.path, 0o755)
+        Foundation.chown(out.path, user, user)
+        return try await Command.run(
+            Command.product("wkstore-stress"),
+            [
+                "read", "--store", store.path, "--url", "https://example.com/", "--origin", "https://example.com",
+                "--export", out.appendingPathComponent("cookies.txt").path,
+                "--backup", out.appendingPathComponent("backup").path, "--try-writes", "yes",
+            ], asUser: user)
+    }
+
+    @Test(.enabled(if: getuid() == 0, "setpriv needs root to change user"))
+    func anotherUsersLiveStoreIsReadOnlyWithItsLogAndChangesNothing() async throws {
+        // A writer killed after its commits: the log and its index hold them, as while a crawler runs.
+        let (store, acknowledged) = try await killedWriterStore("live-readonly", batches: 20)
+        let files = try FileManager.default.contentsOfDirectory(atPath: store.path)
+        try #require(files.contains("store.sqlite-wal") && files.contains("store.sqlite-shm"), "\(files)")
+        let root = store.deletingLastPathComponent()
+        chmod(root.path, 0o755)
+        StoreFiles.chown(store, to: Command.nobody)
+        for entry in StoreFiles.modes(under: store) {
+            let url = entry.path.isEmpty ? store : store.appendingPathComponent(entry.path)
+            chmod(url.path, entry.isDirectory ? 0o500 : 0o400)
+        }
+        // Owned by nobody, so root is "another user" too, and reads without writing.
+        let before = StoreFiles.fingerprint(store)
+        let read = try await readAsNobody(store, sandbox: dir.path("live-out"))
+        #expect(read.status == 0, "\(read)")
+        #expect(read.lines.filter { $0.hasPrefix("cookie ") }.count == (acknowledged + 1) * 3, "\(read.stderr)")
+        #expect(read.lines.filter { $0.hasPrefix("refused ") }.count == 7, "\(read)")
+        let asRoot = try WebsiteDataStore(directory: store, configuration: .init(readOnly: true))
+        #expect(try asRoot.httpCookieStore.allCookies().count == (acknowledged + 1) * 3)
+        #expect(StoreFiles.fingerprint(store) == before)
+
+        // A directory the user cannot read is a clear error naming it.
+        let hidden = dir.path("hidden")
+        do { try WebsiteDataStore(directory: hidden).httpCookieStore.set("https://example.com/", "a=1") }
+        chmod(hidden.path, 0o700)
+        let refused = try await Command.run(
+            Command.product("wkstore-stress"), ["read", "--store", hidden.path], asUser: Command.nobody)
+        #expect(refused.status == 2 && refused.isOneLineMessage("wkstore-stress: "), "\(refused)")
+        #expect(refused.stderr.contains(hidden.path) && refused.stderr.contains("cannot be read"), "\(refused)")
+    }
+
+    @Test(.enabled(if: getuid() == 0, "mounting a file system needs root"))
+    func aStoreOnAReadOnlyMountIsReadAndChangesNothing() async throws {
+        let mount = dir.path("ro-mount")
+        try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
+        let mounted = try await Command.run(
+            URL(fileURLWithPath: "/bin/mount"), ["-t", "tmpfs", "-o", "size=8m,mode=0755", "tmpfs", mount.path])
+        try #require(mounted.status == 0, "\(mounted)")
+        defer { Command.unmount(mount) }
+        let store = mount.appendingPathComponent("store")
+        do {
+            let writer = try WebsiteDataStore(directory: store)
+            try writer.httpCookieStore.set("https://example.com/", "a=1; Max-Age=3600", "b=2; Max-Age=3600")
+            try writer.localStorage.setItem("k", "v", origin: SecurityOrigin(string: "https://example.com")!)
+        }
+        let remounted = try await Command.run(URL(fileURLWithPath: "/bin/mount"), ["-o", "remount,ro", mount.path])
+        try #require(remounted.status == 0, "\(remounted)")
+        let before = StoreFiles.fingerprint(store)
+
+        // Root ignores file modes, not a read-only file system: this is what backup media look like.
+        let store2 = try WebsiteDataStore(directory: store, configuration: .init(readOnly: true))
+        #expect(try store2.httpCookieStore.header("https://example.com/") == "a=1; b=2")
+        #expect(throws: StoreError.readOnly(path: store.path)) {
+            try store2.httpCookieStore.set("https://example.com/", "c=3")
+        }
+        // (As root: the store is its own, 0700.)
+        let read = try await readAsNobody(store, sandbox: dir.path("ro-mount-out"), user: 0)
+        #expect(read.status == 0, "\(read)")
+        #expect(read.lines.contains("exported 2") && read.lines.contains("backed-up 2"), "\(read)")
+        #expect(read.lines.filter { $0.hasPrefix("refused ") }.count == 7, "\(read)")
+        // A writable open fails clearly, and a missing store on the mount is not created.
+        #expect(throws: StoreError.self) { _ = try WebsiteDataStore(directory: mount.appendingPathComponent("new")) }
+        #expect {
+            _ = try WebsiteDataStore(
+                directory: mount.appendingPathComponent("new"), configuration: .init(readOnly: true))
+        } throws: { error in
+            (error as? StoreError)?.description.contains("no such directory") == true
+        }
         #expect(StoreFiles.fingerprint(store) == before)
     }
 

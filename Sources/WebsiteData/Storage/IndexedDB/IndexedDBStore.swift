@@ -190,9 +190,7 @@ public final class IndexedDBStore: Sendable {
 
     private func takeReader(_ file: URL) throws -> LockedConnection {
         if let reader = idleReaders.withLock({ $0.popLast() }) { return reader }
-        let connection = try DatabaseConnection(location: .file(file))
-        try connection.execute("PRAGMA query_only = 1")
-        return LockedConnection(connection)
+        return LockedConnection(try database.newReaderConnection(file: file))
     }
 }
 

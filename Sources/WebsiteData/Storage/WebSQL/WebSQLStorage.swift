@@ -38,7 +38,8 @@ public final class WebSQLStorage: Sendable {
         self.database = database
         self.clock = clock
         self.directory = database.directory?.appendingPathComponent(Self.folderName)
-        try removeOrphanFiles()
+        // A read-only store deletes nothing, orphans included.
+        if !database.isReadOnly { try removeOrphanFiles() }
     }
 
     // MARK: - Opening and listing
@@ -247,6 +248,18 @@ public final class WebSQLStorage: Sendable {
                 return WebSQLConnection(locked: LockedConnection(db), file: nil)
             } catch {
                 throw StorageRemoval.storeError(error)
+            }
+        }
+        if database.isReadOnly {
+            // Read as the store is, creating nothing: a database whose file is missing is empty.
+            guard FileManager.default.fileExists(atPath: url.path) else { throw database.readOnlyError }
+            do {
+                let db = try StoreDatabase.readOnlyConnection(
+                    file: url, parameters: try StoreDatabase.readOnlyParameters(file: url))
+                WebSQLAuthorizer.forbidAttaching(on: db)
+                return WebSQLConnection(locked: LockedConnection(db), file: url)
+            } catch let error as DatabaseError {
+                throw StoreError.cannotOpen(path: url.path, detail: error.message)
             }
         }
         do {
