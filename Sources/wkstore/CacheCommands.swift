@@ -109,7 +109,7 @@ enum CacheCommands {
         var mustMatch: Bool
 
         func run(_ invocation: Invocation) async throws {
-            let store = try invocation.openStore(for: .read)
+            let store = try invocation.openStore(for: .remove)
             let removed = try store.httpCache.removeEntries(for: url)
             let output = invocation.output
             if output.json {

@@ -42,7 +42,7 @@ struct ClearCommand: Command {
 
     func run(_ invocation: Invocation) async throws {
         let sites = try Self.removalSites(self.sites)
-        let store = try invocation.openStore(for: .read)
+        let store = try invocation.openStore(for: dryRun ? .read : .remove)
         let inFuture = since.map { $0 > Date() } ?? false
         let removed =
             inFuture

@@ -6,13 +6,15 @@ struct GlobalOptions: Sendable {
     var identifier: String?
     /// `--json`.
     var json = false
+    /// `--read-only`: every command opens the store read-only.
+    var readOnly = false
 
     /// Global options with a value, by name.
     static let valued: Set<String> = ["store", "identifier"]
     /// Global flags, by name.
-    static let flags: Set<String> = ["json", "help", "h", "version"]
+    static let flags: Set<String> = ["json", "read-only", "help", "h", "version"]
     /// Every global option's name, in the order help lists them, for suggestions.
-    static let names = ["store", "identifier", "json", "help", "version"]
+    static let names = ["store", "identifier", "json", "read-only", "help", "version"]
 }
 
 /// What the command line asks for.
@@ -78,9 +80,9 @@ struct CommandLineParser {
                     }
                     continue
                 }
-                if name == "json" {
-                    if inline != nil { throw .usage("--json takes no value") }
-                    globals.json = true
+                if name == "json" || name == "read-only" {
+                    if inline != nil { throw .usage("--\(name) takes no value") }
+                    if name == "json" { globals.json = true } else { globals.readOnly = true }
                     continue
                 }
                 guard let found else {

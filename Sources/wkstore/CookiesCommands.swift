@@ -200,7 +200,7 @@ enum CookiesCommands {
         var mustMatch: Bool
 
         func run(_ invocation: Invocation) async throws {
-            let store = try invocation.openStore(for: .read)
+            let store = try invocation.openStore(for: .remove)
             let deleted = try store.httpCookieStore.deleteCookies(named: name, domain: domain, path: path)
             let output = invocation.output
             if output.json {
@@ -223,7 +223,7 @@ enum CookiesCommands {
             details: "Removes every session cookie from the store, in every process sharing it, and prints how many.")
 
         func run(_ invocation: Invocation) async throws {
-            let store = try invocation.openStore(for: .read)
+            let store = try invocation.openStore(for: .remove)
             let removed = try store.endSession()
             let output = invocation.output
             if output.json {

@@ -20,6 +20,7 @@ struct HelpCommand: Command {
         ["--store DIR", "the store in DIR (default: $WKSTORE_DIR, else the default store)"],
         ["--identifier UUID", "the store made for this identifier (see 'wkstore stores list')"],
         ["--json", "write JSON to standard output"],
+        ["--read-only", "open the store read-only: change nothing, create nothing (reads do so anyway)"],
         ["-h, --help", "show help"],
         ["--version", "print the version"],
     ]

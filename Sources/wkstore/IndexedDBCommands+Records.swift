@@ -123,7 +123,7 @@ extension IndexedDBCommands {
     static func existingDatabase(
         _ origin: SecurityOrigin, _ name: String, _ objectStore: String, _ invocation: Invocation
     ) throws -> IDBDatabase {
-        let store = try invocation.openStore(for: .read)
+        let store = try invocation.openStore(for: .remove)
         guard let info = try store.indexedDB.databases(origin: origin).first(where: { $0.name == name }) else {
             throw CLIError.failure("\(origin) has no IndexedDB database named '\(name)'")
         }

@@ -63,7 +63,7 @@ struct VacuumCommand: Command {
             """)
 
     func run(_ invocation: Invocation) async throws {
-        let store = try invocation.openStore(for: .read)
+        let store = try invocation.openStore(for: .remove)
         let result = try store.vacuum()
         let output = invocation.output
         if output.json {

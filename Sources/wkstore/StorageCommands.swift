@@ -171,7 +171,7 @@ enum StorageCommands {
         var mustMatch: Bool
 
         func run(_ invocation: Invocation) async throws {
-            let store = try invocation.openStore(for: .read)
+            let store = try invocation.openStore(for: .remove)
             let existed = try store.localStorage.getItem(key, origin: origin) != nil
             if existed { try store.localStorage.removeItem(key, origin: origin) }
             let output = invocation.output
@@ -211,7 +211,7 @@ enum StorageCommands {
         var mustMatch: Bool
 
         func run(_ invocation: Invocation) async throws {
-            let store = try invocation.openStore(for: .read)
+            let store = try invocation.openStore(for: .remove)
             let count = try store.localStorage.length(origin: origin)
             if count > 0 { try store.localStorage.clear(origin: origin) }
             let output = invocation.output

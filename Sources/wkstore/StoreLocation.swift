@@ -10,10 +10,15 @@ enum StoreLocation: Sendable {
     /// The default store (`WebsiteDataStore.default()`).
     case `default`
 
-    /// Whether a command only reads the store (or removes from it), or writes new data into it.
+    /// What a command does to the store: reads it, removes from it, or writes new data into it.
     enum Access {
-        /// Reads or removes: a store that does not exist yet is read as an empty one and not created.
+        /// Reads: the store is opened read-only (it creates, migrates and writes nothing, so a
+        /// store this user cannot write, or a backup on read-only media, can be read); a store
+        /// that does not exist yet reads as an empty one.
         case read
+        /// Removes: the store is opened for writing, but one that does not exist yet is not
+        /// created (there is nothing to remove).
+        case remove
         /// Writes: the store is created when it does not exist.
         case write
     }
@@ -64,10 +69,10 @@ enum StoreLocation: Sendable {
     /// - Throws: `CLIError.failure` naming the path when a named directory does not exist (for
     ///   reading), is a file or cannot be read; `StoreError` when the store is damaged, newer, or
     ///   cannot be opened, or no store has the identifier.
-    func open(for access: Access) throws -> WebsiteDataStore {
+    func open(for access: Access, readOnly: Bool = false) throws -> WebsiteDataStore {
         let directory = try directory()
         if case .directory = self { try Self.checkNamedDirectory(directory, for: access) }
-        if access == .read {
+        if access != .write {
             switch self {
             case .identifier(let uuid):
                 if !FileManager.default.fileExists(atPath: directory.path) {
@@ -79,10 +84,21 @@ enum StoreLocation: Sendable {
                 }
             }
         }
+        guard access == .read || readOnly else { return try open(.init()) }
+        do {
+            return try open(.init(readOnly: true))
+        } catch StoreError.olderSchema where !readOnly && FileManager.default.isWritableFile(atPath: directory.path) {
+            // A store written by an older wkstore: a writable open upgrades it, as every open did.
+            return try open(.init())
+        }
+    }
+
+    private func open(_ configuration: WebsiteDataStore.Configuration) throws -> WebsiteDataStore {
         switch self {
-        case .directory(let url): return try WebsiteDataStore(directory: url)
-        case .identifier(let uuid): return try WebsiteDataStore.dataStore(forIdentifier: uuid)
-        case .default: return try WebsiteDataStore.default()
+        case .directory(let url): return try WebsiteDataStore(directory: url, configuration: configuration)
+        case .identifier(let uuid):
+            return try WebsiteDataStore.dataStore(forIdentifier: uuid, configuration: configuration)
+        case .default: return try WebsiteDataStore.default(configuration: configuration)
         }
     }
 }
@@ -124,6 +140,6 @@ struct Invocation: Sendable {
 
     /// Opens the store the global options name.
     func openStore(for access: StoreLocation.Access) throws -> WebsiteDataStore {
-        try StoreLocation(globals).open(for: access)
+        try StoreLocation(globals).open(for: access, readOnly: globals.readOnly)
     }
 }

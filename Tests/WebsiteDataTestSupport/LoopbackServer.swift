@@ -44,7 +44,7 @@ public final class LoopbackServer {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errors)
-        try process.run()
+        try ProcessSpawn.run(process)
         var line = Data()
         while true {
             let byte = output.fileHandleForReading.readData(ofLength: 1)
@@ -366,7 +366,7 @@ public struct TestCertificate: Sendable {
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try ProcessSpawn.run(process)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw LoopbackServer.ServerError(message: "openssl req failed with status \(process.terminationStatus)")

@@ -156,7 +156,7 @@ import WebsiteDataTestSupport
         let readerOutput = try FileHandle(forWritingTo: received)
         defer { try? readerOutput.close() }
         reader.standardOutput = readerOutput
-        try reader.run()
+        try ProcessSpawn.run(reader)
         let result = try sandbox.succeed(["fetch", server.base() + "/bytes?n=5000", "-o", fifo.path])
         reader.waitUntilExit()
         #expect(try Data(contentsOf: received) == expected)
@@ -315,7 +315,7 @@ import WebsiteDataTestSupport
         defer { try? handle.close() }
         process.standardOutput = handle
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try ProcessSpawn.run(process)
         process.waitUntilExit()
         return (
             process.terminationStatus, try Data(contentsOf: out),

@@ -127,4 +127,26 @@ import WebsiteDataTestSupport
                 "removed cookies, localstorage for example.com", "removed cookies for example.org",
             ])
     }
+
+    @Test func readOnlyRefusesEveryChangeAndReadsAsUsual() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(["cookies", "set", "--url", "https://example.com/", "a=1"])
+        let files = try FileManager.default.contentsOfDirectory(atPath: sandbox.store.path).sorted()
+        let database = try Data(contentsOf: sandbox.store.appendingPathComponent("store.sqlite"))
+        for command in [
+            ["cookies", "set", "--url", "https://example.com/", "b=2"], ["clear", "--types", "all"],
+            ["config", "set", "cookies.max-total", "10"],
+            ["storage", "set", "--origin", "https://example.com", "k", "v"],
+            ["vacuum"],
+        ] {
+            let refused = try sandbox.runInStore(["--read-only"] + command)
+            #expect(refused.status == 1, "\(command)")
+            #expect(refused.isOneLineMessage, "\(command)")
+            #expect(refused.stderr.contains("is open read-only"), "\(command): \(refused.stderr)")
+        }
+        #expect(try sandbox.runInStore(["--read-only", "cookies", "header", "https://example.com/"]).stdout == "a=1\n")
+        #expect(try sandbox.runInStore(["records", "--read-only"]).stdout == "example.com  cookies\n")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.store.path).sorted() == files)
+        #expect(try Data(contentsOf: sandbox.store.appendingPathComponent("store.sqlite")) == database)
+    }
 }

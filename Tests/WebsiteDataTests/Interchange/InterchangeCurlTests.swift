@@ -49,7 +49,7 @@ struct InterchangeCurlTests {
         server.arguments = ["python3", script.path]
         let output = Pipe()
         server.standardOutput = output
-        try server.run()
+        try ProcessSpawn.run(server)
         defer {
             if server.isRunning { server.terminate() }
             server.waitUntilExit()

@@ -199,7 +199,7 @@ struct InterchangeOtherToolsTests {
         server.arguments = ["python3", script.path]
         let output = Pipe()
         server.standardOutput = output
-        try server.run()
+        try ProcessSpawn.run(server)
         defer {
             if server.isRunning { server.terminate() }
             server.waitUntilExit()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 @testable import WebsiteData
 
@@ -104,7 +105,7 @@ func interchangeRun(_ executable: String, _ arguments: [String]) throws -> (
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    try process.run()
+    try ProcessSpawn.run(process)
     let outData = out.fileHandleForReading.readDataToEndOfFile()
     let errData = err.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()

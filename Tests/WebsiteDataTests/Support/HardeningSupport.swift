@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 @testable import WebsiteData
 
@@ -67,7 +68,7 @@ enum Command {
         process.standardError = errHandle
         let inputPipe = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-        try process.run()
+        try ProcessSpawn.run(process)
         if let input {
             try inputPipe.fileHandleForWriting.write(contentsOf: input)
             try inputPipe.fileHandleForWriting.close()
@@ -86,7 +87,7 @@ enum Command {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/umount")
         process.arguments = ["-l", mountPoint.path]
-        guard (try? process.run()) != nil else { return }
+        guard (try? ProcessSpawn.run(process)) != nil else { return }
         process.waitUntilExit()
     }
 
@@ -124,7 +125,7 @@ final class LineChild: @unchecked Sendable {
         process.environment = env
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorFile)
-        try process.run()
+        try ProcessSpawn.run(process)
     }
 
     deinit { try? FileManager.default.removeItem(at: errorFile) }

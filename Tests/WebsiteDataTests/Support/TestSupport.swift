@@ -1,4 +1,5 @@
 import Foundation
+import WebsiteDataTestSupport
 
 @testable import WebsiteData
 
@@ -73,7 +74,7 @@ final class ChildProcess: @unchecked Sendable {
         process.standardOutput = output
         // Inherited: a child's own report (an error, a sanitizer's) shows in the test's output.
         process.standardError = FileHandle.standardError
-        try process.run()
+        try ProcessSpawn.run(process)
     }
 
     /// The next line of output, or nil at end of file.

@@ -1,4 +1,5 @@
 import Foundation
+import WebsiteDataTestSupport
 
 /// Runs a program found on the PATH with arguments, and returns its exit status and output.
 @discardableResult
@@ -14,7 +15,7 @@ func runTool(_ arguments: [String], in directory: URL) throws -> (status: Int32,
     process.standardOutput = handle
     process.standardError = handle
     process.standardInput = FileHandle.nullDevice
-    try process.run()
+    try ProcessSpawn.run(process)
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: try Data(contentsOf: file), as: UTF8.self))
 }

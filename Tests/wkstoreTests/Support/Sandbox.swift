@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 /// What one run of the `wkstore` executable did.
 struct RunResult {
@@ -137,7 +138,7 @@ final class Sandbox {
         process.standardOutput = outHandle
         process.standardError = errHandle
         process.standardInput = inHandle
-        try process.run()
+        try ProcessSpawn.run(process)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit, "wkstore \(arguments) was killed by a signal")
         return RunResult(

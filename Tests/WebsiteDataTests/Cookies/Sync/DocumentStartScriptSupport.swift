@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 @testable import WebsiteData
 
@@ -40,7 +41,7 @@ enum DocumentStartScriptFixture {
         process.standardOutput = pipe
         process.standardError = errorHandle
         process.standardInput = FileHandle.nullDevice
-        do { try process.run() } catch {
+        do { try ProcessSpawn.run(process) } catch {
             throw Failure(description: "\(executable) could not be started: \(error)")
         }
         let data = pipe.fileHandleForReading.readDataToEndOfFile()
@@ -142,7 +143,7 @@ enum DocumentStartScriptFixture {
             process.standardInput = input
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try ProcessSpawn.run(process)
             var line = Data()
             while true {
                 let chunk = output.fileHandleForReading.availableData
