@@ -37,6 +37,7 @@ let package = Package(
         .target(
             name: "WebsiteData",
             dependencies: ["CSQLite", "CPSL", "CWebsiteDataSupport"],
+            exclude: ["Cookies/Lookup/README.md"],
             plugins: ["EmbedMigrations"]
         ),
         .target(

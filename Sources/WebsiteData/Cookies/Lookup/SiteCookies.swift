@@ -14,18 +14,19 @@ import Foundation
 /// site's index (`PlaceIndex`: the places with cookies, each with its cookies, and the distinct
 /// domains and paths), tests each distinct domain and path once, reads the keys of the cookies
 /// of the places that match, puts what it sends in header order by rank, and copies their pairs
-/// from the buffer. On a large store each string, facts or key line read was a cache miss, and
-/// most of a lookup's time; so was sorting the cookies it sends by path and creation time.
+/// from the buffer. On a large store each string, facts or key line read is a cache miss, and
+/// sorting by path and creation time reads every cookie sent: so a lookup reads neither.
 ///
 /// Every change goes through this type, which keeps the facts, keys, ranks and places in step
 /// with the cookies.
 ///
-/// Beside this file: the records kept per cookie (`SiteCookies+Records.swift`: `Facts`, `Key`,
+/// The folder's invariants and the rules behind this layout are in `README.md` beside it; its
+/// plain model is `ReferenceCookieLookup`. Beside this file: the records kept per cookie (`SiteCookies+Records.swift`: `Facts`, `Key`,
 /// `Place`, `Member`), the lookup index (`SiteCookies+PlaceIndex.swift`) and what a lookup
 /// hands its caller (`SiteCookies+Matches.swift`).
 struct SiteCookies {
     /// The cookies, in insertion order, but for their last-access times, which are the keys'
-    /// (a lookup writes only the keys: writing to each cookie sent was a cache miss apiece,
+    /// (a lookup writes only the keys: writing to each cookie sent would be a cache miss apiece,
     /// waited for when the store's lock is released). Read them through `cookies` and `cookie(at:)`.
     private var stored: [Cookie] = []
     /// `facts[i]` describes `stored[i]`.
@@ -376,8 +377,8 @@ struct SiteCookies {
     /// Calls `body` with the site's cookies, keys (to move their last-access times on), index
     /// and bytes, in place. Always inlined, as the lookup's other helpers are (see
     /// `Site.withRequestBytes`). Each array reached as mutable, though only the keys are changed:
-    /// from a lookup, a non-mutating method took a copy of the whole site, and each array
-    /// borrowed for the call was retained and released around it (atomic writes, to lines a
+    /// from a lookup, a non-mutating method takes a copy of the whole site, and each array
+    /// borrowed for the call is retained and released around it (atomic writes, to lines a
     /// lookup may not otherwise read).
     @inline(__always)
     private mutating func withParts<R>(
@@ -399,8 +400,8 @@ struct SiteCookies {
 
     /// Puts a lookup's matches in header order, each given as its key's rank times 2^32 plus its
     /// index (a site's ranks are 0 to `count` - 1, each once), and leaves their indices. Sorting
-    /// the numbers themselves reads no key: compared through the keys, an insertion sort read two
-    /// ranks a step, most of its instructions.
+    /// the numbers themselves reads no key: compared through the keys, a sort reads two ranks a
+    /// step.
     private static func sortInHeaderOrder(_ found: UnsafeMutableBufferPointer<Int>, count: Int) {
         let index = (1 << 32) - 1
         guard found.count > insertionSortLimit else {
@@ -579,7 +580,7 @@ struct SiteCookies {
     }
 
     /// Matches up to this many are put in header order by insertion; more by their ranks
-    /// (insertion is quadratic: a site sending thousands of cookies made lookups crawl).
+    /// (insertion is quadratic in the cookies sent, and a site may send thousands).
     static let insertionSortLimit = 32
 
     /// How many of the newest cookies `find` looks through.

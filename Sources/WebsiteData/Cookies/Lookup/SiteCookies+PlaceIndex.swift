@@ -9,9 +9,9 @@ extension SiteCookies {
     /// (each place's cookies, in index order, each with where its pair is), then the bytes.
     ///
     /// A lookup tests each distinct domain and path once, then each place by two numbers. It
-    /// reads a few neighbouring lines, asked for at once: it read a 28-byte place apiece and the
-    /// domain and path bytes of each place anywhere in the site's bytes, each read waiting for
-    /// the one before.
+    /// reads a few neighbouring lines, asked for at once, rather than a place apiece and each
+    /// place's domain and path bytes anywhere in the site's bytes, each read waiting for the one
+    /// before.
     struct PlaceIndex {
         /// Where a domain's or a path's bytes are in the index's bytes, and how many.
         struct Span {

@@ -21,7 +21,7 @@ extension SiteCookies {
 
         /// The most lines asked for from one array. A site's index and pairs mostly fit (an
         /// average site's keys are 17 lines); a large site's other lines are read as the lookup
-        /// reaches them. Asking for 8 or 32 was no faster.
+        /// reaches them.
         static let linesAsked = 16
 
         /// The bytes of an array's header before its first element.

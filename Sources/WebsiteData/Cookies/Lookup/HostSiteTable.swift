@@ -1,25 +1,3 @@
-/// A site's display name with its hash worked out once.
-///
-/// Dictionaries keyed by it (the cookie jar's sites) hash the stored number, not the name's
-/// bytes, and compare names by identity first: names handed out by `Site.displayName(forHost:)`
-/// share one string per site, so finding a site reads none of its name (on a large store, the
-/// name is a cache miss).
-struct SiteKey: Hashable, Sendable {
-    /// The display name.
-    let name: String
-    /// `name.hashValue`.
-    let hash: Int
-
-    init(_ name: String) {
-        self.name = name
-        self.hash = name.hashValue
-    }
-
-    static func == (a: SiteKey, b: SiteKey) -> Bool { a.hash == b.hash && a.name == b.name }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-}
-
 /// Sites by host, for one cookie store's lookups, under the store's lock: an open-addressed
 /// table of 80-byte entries, each holding a host's bytes (up to `longestHostHeld`) beside the
 /// slot of its site in the store's `SiteTable`, that slot's stamp, and where the arrays the
@@ -153,7 +131,7 @@ final class HostSiteTable: @unchecked Sendable {
 
     /// The key's hash with its low bit set: each word folded in by a full-width multiply, from
     /// a seed drawn once per process (so that hosts cannot be chosen to collide without it).
-    /// `Hasher` (SipHash) over the words was a thirtieth of a lookup's instructions.
+    /// Not `Hasher`: SipHash over five words is a noticeable part of a lookup, which this is on.
     private static func tag(of key: Host) -> UInt32 {
         var hash = seed
         hash = mix(hash ^ key.0)
