@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 @testable import WebsiteData
 
@@ -11,7 +12,7 @@ import Testing
 /// jar's rules decide what is stored; the reference holds a copy of what the jar holds (read
 /// from its plain array of cookies, never from the lookup's keys, index or bytes) after each
 /// change, and answers lookups from it.
-@Suite struct LookupDifferentialTests {
+@Suite(.ownThreads) struct LookupDifferentialTests {
     /// SplitMix64: the same operations from the same seed on every run.
     struct SeededRandom: RandomNumberGenerator {
         var state: UInt64
