@@ -238,10 +238,12 @@ import WebsiteDataTestSupport
         let before = StoreFiles.fingerprint(store)
         let read = try await readAsNobody(store, sandbox: dir.path("live-out"))
         #expect(read.status == 0, "\(read)")
-        #expect(read.lines.filter { $0.hasPrefix("cookie ") }.count == (acknowledged + 1) * 3, "\(read.stderr)")
+        // Every acknowledged batch of 3 is there; the batch in flight at the kill may be too, whole.
+        let readCookies = read.lines.filter { $0.hasPrefix("cookie ") }.count
+        #expect([(acknowledged + 1) * 3, (acknowledged + 2) * 3].contains(readCookies), "\(read.stderr)")
         #expect(read.lines.filter { $0.hasPrefix("refused ") }.count == 7, "\(read)")
         let asRoot = try WebsiteDataStore(directory: store, configuration: .init(readOnly: true))
-        #expect(try asRoot.httpCookieStore.allCookies().count == (acknowledged + 1) * 3)
+        #expect(try asRoot.httpCookieStore.allCookies().count == readCookies)
         #expect(StoreFiles.fingerprint(store) == before)
 
         // A directory the user cannot read is a clear error naming it.
