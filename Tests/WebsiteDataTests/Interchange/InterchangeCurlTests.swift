@@ -44,24 +44,11 @@ struct InterchangeCurlTests {
     @Test func cookiesWrittenByCurlImportAndCurlReadsOurExport() throws {
         let dir = try InterchangeTemporaryDirectory()
         let script = try dir.write("server.py", Self.server)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", script.path]
-        let output = Pipe()
-        server.standardOutput = output
-        try ProcessSpawn.run(server)
+        let (server, port) = try startScriptServer(script)
         defer {
             if server.isRunning { server.terminate() }
             server.waitUntilExit()
         }
-        var portLine = Data()
-        while !portLine.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            portLine += chunk
-        }
-        let port = try #require(
-            Int(String(decoding: portLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
         let resolve = "www.example.test:\(port):127.0.0.1"
 
         let jar = dir.file("curl-cookies.txt")

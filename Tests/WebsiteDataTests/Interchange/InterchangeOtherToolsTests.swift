@@ -194,24 +194,11 @@ struct InterchangeOtherToolsTests {
     func cookiesWrittenByWgetImportAndWgetReadsOurExport() throws {
         let dir = try InterchangeTemporaryDirectory()
         let script = try dir.write("server.py", Self.wgetServer)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        server.arguments = ["python3", script.path]
-        let output = Pipe()
-        server.standardOutput = output
-        try ProcessSpawn.run(server)
+        let (server, port) = try startScriptServer(script)
         defer {
             if server.isRunning { server.terminate() }
             server.waitUntilExit()
         }
-        var portLine = Data()
-        while !portLine.contains(0x0A) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            portLine += chunk
-        }
-        let port = try #require(
-            Int(String(decoding: portLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)))
 
         let jar = dir.file("wget-cookies.txt")
         let set = try interchangeRun(

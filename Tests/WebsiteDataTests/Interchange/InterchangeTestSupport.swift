@@ -113,3 +113,35 @@ func interchangeRun(_ executable: String, _ arguments: [String]) throws -> (
         process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
     )
 }
+
+/// Starts a Python script that serves on 127.0.0.1 and prints its port on its first line; the
+/// caller stops it.
+///
+/// - Returns: the process and the port.
+func startScriptServer(_ script: URL) throws -> (process: Process, port: Int) {
+    let server = Process()
+    server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    server.arguments = ["python3", script.path]
+    let output = Pipe()
+    server.standardOutput = output
+    try ProcessSpawn.run(server)
+    var portLine = Data()
+    while !portLine.contains(0x0A) {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        portLine += chunk
+    }
+    guard let port = Int(String(decoding: portLine, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+    else {
+        server.terminate()
+        server.waitUntilExit()
+        throw ScriptServerError(script: script.lastPathComponent)
+    }
+    return (server, port)
+}
+
+/// A test server script that did not print its port.
+struct ScriptServerError: Error, CustomStringConvertible {
+    let script: String
+    var description: String { "\(script) did not print its port" }
+}
