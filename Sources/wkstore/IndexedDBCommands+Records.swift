@@ -117,17 +117,26 @@ extension IndexedDBCommands {
         }
     }
 
+    /// The database `name` of `origin`, which must exist.
+    ///
+    /// - Throws: `CLIError.failure` naming the database when it does not exist.
+    static func existingDatabase(
+        _ origin: SecurityOrigin, _ name: String, for access: StoreLocation.Access, _ invocation: Invocation
+    ) throws -> IDBDatabase {
+        let store = try invocation.openStore(for: access)
+        guard let info = try store.indexedDB.databases(origin: origin).first(where: { $0.name == name }) else {
+            throw CLIError.failure("\(origin) has no IndexedDB database named '\(name)'")
+        }
+        return try openExisting(info, in: store.indexedDB)
+    }
+
     /// The database `name` of `origin`, which must exist and have the object store `objectStore`.
     ///
     /// - Throws: `CLIError.failure` naming what does not exist, and the object stores there are.
     static func existingDatabase(
         _ origin: SecurityOrigin, _ name: String, _ objectStore: String, _ invocation: Invocation
     ) throws -> IDBDatabase {
-        let store = try invocation.openStore(for: .remove)
-        guard let info = try store.indexedDB.databases(origin: origin).first(where: { $0.name == name }) else {
-            throw CLIError.failure("\(origin) has no IndexedDB database named '\(name)'")
-        }
-        let database = try openExisting(info, in: store.indexedDB)
+        let database = try existingDatabase(origin, name, for: .remove, invocation)
         let names = try database.objectStoreNames()
         guard names.contains(objectStore) else {
             throw CLIError.failure(

@@ -129,11 +129,7 @@ enum IndexedDBCommands {
     static func runDump(_ command: DumpCommand, _ invocation: Invocation) async throws {
         let origin = command.origin
         let name = command.name
-        let store = try invocation.openStore(for: .read)
-        guard let info = try store.indexedDB.databases(origin: origin).first(where: { $0.name == name }) else {
-            throw CLIError.failure("\(origin) has no IndexedDB database named '\(name)'")
-        }
-        let database = try openExisting(info, in: store.indexedDB)
+        let database = try existingDatabase(origin, name, for: .read, invocation)
         let names = try database.objectStoreNames()
         var chosen = names
         if let only = command.objectStore {

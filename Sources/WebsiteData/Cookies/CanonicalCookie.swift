@@ -187,10 +187,7 @@ enum CanonicalCookie {
         if let problem = CookieRules.pairProblem(name: cookie.name, value: cookie.value) {
             return .failure(CookieRejection(.malformed, name: name, detail: problem))
         }
-        if cookie.name.utf8.count + cookie.value.utf8.count > CookieRules.maxNameValueBytes
-            || (cookie.name.isEmpty && cookie.value.isEmpty)
-            || cookie.domain.isEmpty || !isHostName(cookie.domain)
-            || containsControl(cookie.name) || containsControl(cookie.value)
+        if cookie.domain.isEmpty || !isHostName(cookie.domain)
             || cookie.name.contains(";") || cookie.name.contains("=") || cookie.value.contains(";")
             || cookie.path.utf8.count > CookieRules.maxAttributeValueBytes
             || cookie.domain.utf8.count > CookieRules.maxAttributeValueBytes
@@ -295,9 +292,5 @@ enum CanonicalCookie {
                 || byte == UInt8(ascii: "^")
                 || byte == UInt8(ascii: "|")
         }
-    }
-
-    private static func containsControl(_ string: String) -> Bool {
-        string.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
     }
 }
