@@ -61,7 +61,7 @@ let package = Package(
             dependencies: ["WebsiteData"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
-        .target(name: "WebsiteDataTestSupport", path: "Tests/WebsiteDataTestSupport"),
+        .target(name: "WebsiteDataTestSupport", dependencies: ["WebsiteData"], path: "Tests/WebsiteDataTestSupport"),
         .testTarget(
             name: "WebsiteDataTests",
             dependencies: ["WebsiteData", "CSQLite", "WebsiteDataTestSupport"],

@@ -289,7 +289,7 @@ enum HTTPBench {
             try process.run()
             var portText = Data()
             while !portText.contains(10) {
-                let chunk = stdout.fileHandleForReading.availableData
+                let chunk = try stdout.fileHandleForReading.readSome()
                 if chunk.isEmpty {
                     Self.end(process, stdin)
                     throw BenchError("the loopback server did not start")

@@ -73,7 +73,7 @@ enum MemoryBench {
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        let output = try pipe.fileHandleForReading.readToEndOfFile()
         process.waitUntilExit()
         let fields = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
         guard process.terminationStatus == 0, fields.count == 4, let baseline = Double(fields[0]),

@@ -55,7 +55,7 @@ enum PythonPeer {
         let pipe = Pipe()
         process.standardOutput = pipe
         try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        let output = try pipe.fileHandleForReading.readToEndOfFile()
         process.waitUntilExit()
         let fields = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
         guard process.terminationStatus == 0, fields.count == 4, let headers = Int(fields[0]),

@@ -294,7 +294,7 @@ enum CookiesCommands {
 
     /// The bytes of a file, or of standard input for `-`.
     static func read(_ path: String) throws -> Data {
-        if path == "-" { return FileHandle.standardInput.readDataToEndOfFile() }
+        if path == "-" { return try FileHandle.standardInput.readToEndOfFile() }
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {

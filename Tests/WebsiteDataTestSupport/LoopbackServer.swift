@@ -1,4 +1,5 @@
 import Foundation
+import WebsiteData
 
 /// A Python 3 `http.server` on 127.0.0.1 for the tests of every suite, written into the test's
 /// directory and started by the test.
@@ -47,7 +48,7 @@ public final class LoopbackServer {
         try ProcessSpawn.run(process)
         var line = Data()
         while true {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            let byte = try output.fileHandleForReading.readSome(limit: 1)
             if byte.isEmpty || byte == Data("\n".utf8) { break }
             line.append(byte)
         }

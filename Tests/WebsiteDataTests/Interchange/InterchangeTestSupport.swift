@@ -106,8 +106,8 @@ func interchangeRun(_ executable: String, _ arguments: [String]) throws -> (
     process.standardOutput = out
     process.standardError = err
     try ProcessSpawn.run(process)
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let errData = err.fileHandleForReading.readDataToEndOfFile()
+    let outData = try out.fileHandleForReading.readToEndOfFile()
+    let errData = try err.fileHandleForReading.readToEndOfFile()
     process.waitUntilExit()
     return (
         process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self)
@@ -127,7 +127,7 @@ func startScriptServer(_ script: URL) throws -> (process: Process, port: Int) {
     try ProcessSpawn.run(server)
     var portLine = Data()
     while !portLine.contains(0x0A) {
-        let chunk = output.fileHandleForReading.availableData
+        let chunk = try output.fileHandleForReading.readSome()
         if chunk.isEmpty { break }
         portLine += chunk
     }

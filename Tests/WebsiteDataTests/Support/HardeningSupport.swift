@@ -130,12 +130,12 @@ final class LineChild: @unchecked Sendable {
 
     deinit { try? FileManager.default.removeItem(at: errorFile) }
 
-    /// The next line of output, or nil at end of file, read on a thread of its own (see `offPool`).
+    /// The next line of output, or nil at end of file (or when the pipe cannot be read). read on a thread of its own (see `offPool`).
     func nextLine() async -> String? {
         (try? await offPool { self.readLine() }) ?? nil
     }
 
-    /// The next line of output, or nil at end of file.
+    /// The next line of output, or nil at end of file (or when the pipe cannot be read).
     func readLine() -> String? {
         while true {
             if let newline = buffer.firstIndex(of: 10) {
@@ -143,7 +143,7 @@ final class LineChild: @unchecked Sendable {
                 buffer.removeSubrange(buffer.startIndex...newline)
                 return line
             }
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = (try? output.fileHandleForReading.readSome()) ?? Data()
             if chunk.isEmpty { return nil }
             buffer.append(chunk)
         }

@@ -77,7 +77,7 @@ final class ChildProcess: @unchecked Sendable {
         try ProcessSpawn.run(process)
     }
 
-    /// The next line of output, or nil at end of file.
+    /// The next line of output, or nil at end of file (or when the pipe cannot be read).
     func readLine() -> String? {
         while true {
             if let newline = buffer.firstIndex(of: 10) {
@@ -85,7 +85,7 @@ final class ChildProcess: @unchecked Sendable {
                 buffer.removeSubrange(buffer.startIndex...newline)
                 return line
             }
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = (try? output.fileHandleForReading.readSome()) ?? Data()
             if chunk.isEmpty { return nil }
             buffer.append(chunk)
         }

@@ -44,7 +44,7 @@ enum DocumentStartScriptFixture {
         do { try ProcessSpawn.run(process) } catch {
             throw Failure(description: "\(executable) could not be started: \(error)")
         }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        let data = try pipe.fileHandleForReading.readToEndOfFile()
         process.waitUntilExit()
         let stderr = (try? String(contentsOf: errorFile, encoding: .utf8)) ?? ""
         return Output(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: stderr)
@@ -146,7 +146,7 @@ enum DocumentStartScriptFixture {
             try ProcessSpawn.run(process)
             var line = Data()
             while true {
-                let chunk = output.fileHandleForReading.availableData
+                let chunk = try output.fileHandleForReading.readSome()
                 if chunk.isEmpty { break }
                 line += chunk
                 if line.contains(10) { break }
