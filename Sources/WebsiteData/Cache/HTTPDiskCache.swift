@@ -265,7 +265,7 @@ final class HTTPDiskCache: Sendable {
         let doomed = Locked<[String]>([])
         let rowID = Locked<Int64?>(nil)
         do {
-            try database.write(changes: [ChangeLogEntry(.diskCache, site: site)]) { db in
+            try database.write(changes: [ChangeLogEntry(.diskCache, site: site, cause: .write)]) { db in
                 try Self.persistAccess(pending, db)
                 // The entry this one replaces, and the variants of the URL that varied on other fields.
                 var files: [String] = []
@@ -324,7 +324,7 @@ final class HTTPDiskCache: Sendable {
         let now = clock().timeIntervalSince1970
         let size = Int64(url.utf8.count + policy.headers.byteCount) + bodySize
         let headerText = policy.headers.serialized
-        try database.write(changes: [ChangeLogEntry(.diskCache, site: site)]) { db in
+        try database.write(changes: [ChangeLogEntry(.diskCache, site: site, cause: .write)]) { db in
             try db.execute(
                 """
                 UPDATE http_cache SET headers = ?, status = ?, request_time = ?, response_time = ?, size = ?,
@@ -342,7 +342,7 @@ final class HTTPDiskCache: Sendable {
     func delete(ids: [Int64], sites: Set<String>) throws {
         guard isEnabled, !ids.isEmpty else { return }
         let files = Locked<[String]>([])
-        try database.write(changes: sites.map { ChangeLogEntry(.diskCache, site: $0) }) { db in
+        try database.write(changes: sites.map { ChangeLogEntry(.diskCache, site: $0, cause: .removal) }) { db in
             var names: [String] = []
             for id in ids {
                 names += try db.rows("DELETE FROM http_cache WHERE id = ? RETURNING body_file", [.integer(id)]) {
@@ -363,7 +363,7 @@ final class HTTPDiskCache: Sendable {
         }
         guard !sites.isEmpty else { return }
         let files = Locked<[String]>([])
-        try database.write(changes: sites.map { ChangeLogEntry(.diskCache, site: $0) }) { db in
+        try database.write(changes: sites.map { ChangeLogEntry(.diskCache, site: $0, cause: .removal) }) { db in
             let names = try db.rows("DELETE FROM http_cache WHERE url = ? RETURNING body_file", [.text(url)]) {
                 $0.optionalString(0)
             }
@@ -480,8 +480,8 @@ extension HTTPDiskCache: WebsiteDataComponent {
             }
         }
         let log =
-            filter.sites.map { $0.sorted().map { ChangeLogEntry(.diskCache, site: $0) } } ?? [
-                ChangeLogEntry(.diskCache, site: "*")
+            filter.sites.map { $0.sorted().map { ChangeLogEntry(.diskCache, site: $0, cause: .removal) } } ?? [
+                ChangeLogEntry(.diskCache, site: "*", cause: .removal)
             ]
         let rows = try database.writeNow(changes: log) { db in
             try db.rows("DELETE FROM http_cache" + whereClause + " RETURNING site, body_file", values) {

@@ -152,12 +152,12 @@ final class HTTPMemoryCache: Sendable {
         }
         for change in changes.entries {
             let everySite = change.site == "*"
-            if change.dataType == WebsiteDataType.memoryCache.cliName {
+            if change.isAbout(.memoryCache) {
                 let since = change.since.map { Date(timeIntervalSince1970: $0) }
                 _ = remove(&s) { item in
                     (everySite || item.entry.site == change.site) && (since.map { item.entry.modified >= $0 } ?? true)
                 }
-            } else if change.dataType == WebsiteDataType.diskCache.cliName {
+            } else if change.isAbout(.diskCache) {
                 _ = remove(&s) { $0.mirrorsDisk && (everySite || $0.entry.site == change.site) }
             }
         }
@@ -221,8 +221,10 @@ extension HTTPMemoryCache: WebsiteDataComponent {
         if !dryRun {
             let since = filter.modifiedSince
             let log =
-                filter.sites.map { $0.sorted().map { ChangeLogEntry(.memoryCache, site: $0, since: since) } }
-                ?? [ChangeLogEntry(.memoryCache, site: "*", since: since)]
+                filter.sites.map {
+                    $0.sorted().map { ChangeLogEntry(.memoryCache, site: $0, cause: .removal, since: since) }
+                }
+                ?? [ChangeLogEntry(.memoryCache, site: "*", cause: .removal, since: since)]
             try database.write(changes: log) { _ in }
         }
         return counts

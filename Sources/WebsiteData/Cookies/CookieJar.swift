@@ -4,12 +4,12 @@ import Foundation
 enum CookieJarChange: Sendable {
     /// Insert or replace this cookie.
     case upsert(Cookie)
-    /// Remove the cookie with this identity.
-    case delete(Cookie)
+    /// Remove the cookie with this identity, for this reason.
+    case delete(Cookie, CookieChangeCause)
 
     var site: String {
         switch self {
-        case .upsert(let c), .delete(let c): c.site
+        case .upsert(let c), .delete(let c, _): c.site
         }
     }
 }
@@ -24,8 +24,10 @@ public enum CookieChangeCause: String, Sendable, Hashable {
     case expired
     /// Removed to keep the store within its limits.
     case evicted
-    /// Removed by an explicit call (delete, clear, end of session).
+    /// Removed by an explicit call (delete, clear).
     case explicit
+    /// Removed because the browsing session ended (`endSession`): a session cookie.
+    case sessionEnded
 }
 
 /// The in-memory cookie index: cookies by site (display name), with the limits and eviction of
@@ -90,8 +92,8 @@ struct CookieJar {
             cookie.created = old.created
             bucket.remove(at: index)
             count -= 1
-            result.changes.append(.delete(old))
             result.cause = deletes ? .expired : .overwritten
+            result.changes.append(.delete(old, result.cause))
         }
         if result.changes.isEmpty && cookie.created == now {
             // A new cookie: its creation time is unique and increasing.
@@ -285,7 +287,7 @@ struct CookieJar {
         count -= removed.count
         for c in removed.reversed() {
             result.evicted.append(c)
-            result.changes.append(.delete(c))
+            result.changes.append(.delete(c, .evicted))
         }
     }
 
@@ -295,7 +297,7 @@ struct CookieJar {
         let expired = removeExpired(now: now)
         for c in expired {
             result.evicted.append(c)
-            result.changes.append(.delete(c))
+            result.changes.append(.delete(c, .evicted))
         }
         guard count > limits.maxTotal else { return }
         let target = max(0, limits.maxTotal - limits.maxTotal / 10)
@@ -325,7 +327,7 @@ struct CookieJar {
             count -= removed.count
             for c in removed {
                 result.evicted.append(c)
-                result.changes.append(.delete(c))
+                result.changes.append(.delete(c, .evicted))
             }
         }
     }

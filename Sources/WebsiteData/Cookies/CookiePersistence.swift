@@ -149,6 +149,34 @@ enum CookiePersistence {
 
     // MARK: Folding
 
+    /// The cookie store's part in keeping the change log short: logged cookie changes are
+    /// folded into the cookies table once more entries than `foldThreshold` follow the last fold.
+    ///
+    /// A folded entry keeps its cookie only while it is among the newest
+    /// `StoreTuning.cookieLogKeptCookies` entries (all of them go with `force`): the table holds
+    /// the cookie, and a removed cookie's value must not outlive it in the log. The entry stays
+    /// (its position, site, cause and time, within the log's retention) as one that names the
+    /// site; a process that reads it reloads its cookies from the table.
+    struct LogFold: ChangeLogFold {
+        var subject: ChangeSubject { .data(.cookies) }
+
+        func fold(_ db: DatabaseConnection, through newest: Int64, force: Bool) throws -> Int64 {
+            let folded = try foldedThrough(db)
+            let threshold = try foldThreshold(db)
+            guard force || newest - folded > threshold else { return folded }
+            try CookiePersistence.fold(db, after: folded, through: newest)
+            let kept = force ? 0 : StoreTuning.cookieLogKeptCookies
+            let cleared = Self.logColumns.map { "\($0) = NULL" }.joined(separator: ", ")
+            try db.execute(
+                "UPDATE change_log SET \(cleared) WHERE seq > ? AND seq <= ? AND op IS NOT NULL",
+                [.integer(force ? 0 : max(0, folded - kept)), .integer(newest - kept)])
+            return newest
+        }
+
+        /// The columns of a logged cookie change: the change and the cookie.
+        static let logColumns = ["op"] + columns.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+    }
+
     /// Folds the cookie changes logged after `after` through `through` into the cookies table,
     /// inside the caller's write transaction, in SQL: the last set or delete of each cookie
     /// (its key: site, domain, name, path, host-only flag, partition) decides, then the latest
@@ -221,21 +249,38 @@ enum CookiePersistence {
 
     // MARK: Writing
 
+    /// The change-log cause of a jar change.
+    static func cause(of change: CookieJarChange, setCause: ChangeCause) -> ChangeCause {
+        switch change {
+        case .upsert: setCause
+        case .delete(_, .expired): .expiry
+        case .delete(_, .evicted): .eviction
+        case .delete(_, .explicit): .removal
+        case .delete(_, .sessionEnded): .endSession
+        case .delete(_, .inserted), .delete(_, .overwritten): setCause
+        }
+    }
+
     /// The change-log entries of jar changes, in order, then of cookies whose last access moved
     /// on. An overwrite (the old cookie's delete, then the new one) is logged as its set alone:
     /// a set replaces the cookie with the same key.
-    static func logEntries(_ changes: [CookieJarChange], touched: [Cookie]) -> [ChangeLogEntry] {
+    ///
+    /// - Parameter setCause: the cause of the sets (`.importing` for an import); a delete's
+    ///   cause is its own.
+    static func logEntries(_ changes: [CookieJarChange], touched: [Cookie], setCause: ChangeCause = .write)
+        -> [ChangeLogEntry]
+    {
         var entries: [ChangeLogEntry] = []
         entries.reserveCapacity(changes.count + touched.count)
         for (i, change) in changes.enumerated() {
-            if case .delete(let c) = change, i + 1 < changes.count, case .upsert(let next) = changes[i + 1],
+            if case .delete(let c, _) = change, i + 1 < changes.count, case .upsert(let next) = changes[i + 1],
                 next.hasSameKey(as: c)
             {
                 continue
             }
-            entries.append(ChangeLogEntry(LoggedCookie(change)))
+            entries.append(ChangeLogEntry(LoggedCookie(change), cause: cause(of: change, setCause: setCause)))
         }
-        for c in touched { entries.append(ChangeLogEntry(LoggedCookie(op: .access, cookie: c))) }
+        for c in touched { entries.append(ChangeLogEntry(LoggedCookie(op: .access, cookie: c), cause: .access)) }
         return entries
     }
 }

@@ -86,7 +86,7 @@ public final class HTTPCookieStore: Sendable {
                 // Logged cookies that have expired since are deleted through the log.
                 let expired = jar.removeExpired(now: now)
                 _ = try StoreDatabase.appendToLog(
-                    CookiePersistence.logEntries(expired.map { .delete($0) }, touched: []), db)
+                    CookiePersistence.logEntries(expired.map { .delete($0, .expired) }, touched: []), db)
                 return (
                     jar, settings,
                     try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0
@@ -312,7 +312,7 @@ public final class HTTPCookieStore: Sendable {
     /// - Returns: the cookies removed.
     @discardableResult
     public func endSession() throws -> [Cookie] {
-        try remove(cause: .explicit, everySite: true) { $0.isSession }
+        try remove(cause: .sessionEnded, everySite: true) { $0.isSession }
     }
 
     /// The store's cookie policy, kept in the store's settings.
@@ -402,7 +402,7 @@ public final class HTTPCookieStore: Sendable {
             }
             // Purge what has expired in the sites written to.
             for site in sites {
-                for c in s.jar.purgeExpired(site: SiteKey(site), now: now) { changes.append(.delete(c)) }
+                for c in s.jar.purgeExpired(site: SiteKey(site), now: now) { changes.append(.delete(c, .expired)) }
             }
             guard !changes.isEmpty else { return nil }
             notify(&s, events)
@@ -451,7 +451,7 @@ public final class HTTPCookieStore: Sendable {
             let removed = s.jar.remove(where: predicate)
             guard !removed.isEmpty else { return (nil, []) }
             notify(&s, removed.map { CookieStoreChange(cookie: $0, cause: cause, removed: true) })
-            let changes = removed.map { CookieJarChange.delete($0) }
+            let changes = removed.map { CookieJarChange.delete($0, cause) }
             let ticket = database.enqueueWrite(changes: CookiePersistence.logEntries(changes, touched: [])) { _ in }
             s.inflight.append((ticket, changes))
             return (ticket, removed)
@@ -461,7 +461,7 @@ public final class HTTPCookieStore: Sendable {
         return removed
     }
 
-    /// Runs a long write (an import) holding this store's lock and the database's write lock,
+    /// Runs an import holding this store's lock and the database's write lock,
     /// in one transaction. `body` changes the jar and writes its changes with the `flush` it is
     /// given; if it throws, the transaction is rolled back and the jar reloaded, so nothing of it remains.
     func withExclusiveWrite<T: Sendable>(
@@ -476,9 +476,10 @@ public final class HTTPCookieStore: Sendable {
                     changes: [],
                     logging: { db, log in
                         try body(&s.jar, now) { changes in
-                            try log.append(CookiePersistence.logEntries(changes, touched: []))
+                            try log.append(CookiePersistence.logEntries(changes, touched: [], setCause: .importing))
                             changes.removeAll(keepingCapacity: true)
-                            // A long import folds as it goes, so the log never holds all of it.
+                            // A long import folds as it goes, so what a reader replays at open
+                            // (the changes after the last fold) stays bounded.
                             try database.maintainLog(db)
                         }
                     })
@@ -502,8 +503,8 @@ public final class HTTPCookieStore: Sendable {
         var everything = changes.everything
         var settingsChanged = changes.everything
         for entry in changes.entries {
-            if entry.dataType == "settings" { settingsChanged = true }
-            guard entry.dataType == WebsiteDataType.cookies.cliName else { continue }
+            if entry.subject == .settings { settingsChanged = true }
+            guard entry.isAbout(.cookies) else { continue }
             if let cookie = entry.cookie {
                 logged.append(cookie)
             } else {
@@ -559,7 +560,7 @@ public final class HTTPCookieStore: Sendable {
             let evicted = s.jar.enforceLimits(now: clock())
             guard !evicted.isEmpty else { return nil }
             notify(&s, evicted.map { CookieStoreChange(cookie: $0, cause: .evicted, removed: true) })
-            let changes = evicted.map { CookieJarChange.delete($0) }
+            let changes = evicted.map { CookieJarChange.delete($0, .evicted) }
             return database.enqueueWrite(changes: CookiePersistence.logEntries(changes, touched: [])) { _ in }
         }
         if let ticket { try database.waitForCommit(ticket) }

@@ -31,8 +31,10 @@ enum StorageRemoval {
     /// The change-log entries a removal by `filter` writes: one per site, or `*` for every site,
     /// each with the filter's date, so processes holding data in memory remove the same.
     static func changes(_ type: WebsiteDataType, _ filter: RemovalFilter) -> [ChangeLogEntry] {
-        guard let sites = filter.sites else { return [ChangeLogEntry(type, site: "*", since: filter.modifiedSince)] }
-        return sites.sorted().map { ChangeLogEntry(type, site: $0, since: filter.modifiedSince) }
+        guard let sites = filter.sites else {
+            return [ChangeLogEntry(type, site: "*", cause: .removal, since: filter.modifiedSince)]
+        }
+        return sites.sorted().map { ChangeLogEntry(type, site: $0, cause: .removal, since: filter.modifiedSince) }
     }
 
     /// The rows of `table` that the filter matches, counted per display name.

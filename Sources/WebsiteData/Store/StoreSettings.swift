@@ -36,13 +36,27 @@ public struct StoreSetting: Sendable, Hashable, CustomStringConvertible {
             "bytes of localStorage (and of sessionStorage per namespace) per origin, keys and values counted in UTF-16 code units of 2 bytes",
         defaultValue: "5242880", validate: positiveInteger)
 
+    /// How long the change log keeps an entry, in seconds: a change feed resumed from a
+    /// position within it continues where it stopped; an older position reloads.
+    public static let changesKeepSeconds = StoreSetting(
+        key: "changes.keep-seconds",
+        summary: "seconds the change log keeps each change, for observers that resume from a position",
+        defaultValue: "86400", validate: positiveInteger)
+    /// How many entries the change log keeps at most, whatever their age.
+    public static let changesKeepEntries = StoreSetting(
+        key: "changes.keep-entries", summary: "changes the change log keeps at most, whatever their age",
+        defaultValue: "100000", validate: positiveInteger)
+
     /// Every setting this version knows.
     public static var all: [StoreSetting] {
         [
             cookiesMaxPerSite, cookiesMaxTotal, cookiesPolicy, cacheMaxSize, memoryCacheMaxSize,
-            cacheStoresCookieHeaders, localStorageQuota,
+            cacheStoresCookieHeaders, localStorageQuota, changesKeepSeconds, changesKeepEntries,
         ]
     }
+
+    /// The setting's value in a store's `values` (its default when unset).
+    func value(in values: [String: String]) -> String { values[key] ?? defaultValue }
 
     /// The setting with this key.
     public static func named(_ key: String) -> StoreSetting? { all.first { $0.key == key } }

@@ -28,6 +28,9 @@ public struct RemovalFilter: Sendable, Hashable {
 protocol WebsiteDataComponent: Sendable {
     /// Opens the component of a store when the store opens.
     static func open(database: StoreDatabase, clock: @escaping @Sendable () -> Date) throws -> Self
+    /// How the type folds rows it keeps in the change log into its tables; `nil` for a type
+    /// that keeps none there.
+    static var changeLogFold: (any ChangeLogFold)? { get }
     /// The type this component holds.
     var dataType: WebsiteDataType { get }
     /// Bytes held per display name. Sites with no data are absent.
@@ -43,12 +46,16 @@ protocol WebsiteDataComponent: Sendable {
 extension WebsiteDataComponent {
     /// Most types keep nothing per session.
     func endSession() throws {}
+    /// Most types keep no rows in the change log.
+    static var changeLogFold: (any ChangeLogFold)? { nil }
 }
 
 extension HTTPCookieStore: WebsiteDataComponent {
     static func open(database: StoreDatabase, clock: @escaping @Sendable () -> Date) throws -> Self {
         try Self(database: database, clock: clock)
     }
+
+    static var changeLogFold: (any ChangeLogFold)? { CookiePersistence.LogFold() }
 
     var dataType: WebsiteDataType { .cookies }
 

@@ -55,7 +55,8 @@ public final class WebsiteDataStore: Sendable {
             self.database = try StoreDatabase(readingDirectory: directory)
         } else {
             if let directory { try Self.makeDirectory(directory) }
-            self.database = try StoreDatabase(directory: directory)
+            self.database = try StoreDatabase(
+                directory: directory, folds: Self.componentKinds.compactMap { $0.changeLogFold })
         }
         self.clock = clock
         var components: [any WebsiteDataComponent] = []
@@ -251,7 +252,7 @@ public final class WebsiteDataStore: Sendable {
     public func set(_ setting: StoreSetting, to value: String) throws {
         try database.checkWritable()
         if let problem = setting.validate(value) { throw StoreError.invalidSetting(key: setting.key, detail: problem) }
-        try database.write(changes: [ChangeLogEntry(dataType: "settings", site: "*")]) { db in
+        try database.write(changes: [ChangeLogEntry(subject: .settings, site: "*", cause: .write)]) { db in
             try db.execute(
                 "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(setting.key), .text(value)])
         }
@@ -262,7 +263,7 @@ public final class WebsiteDataStore: Sendable {
     ///
     /// - Parameter setting: the setting; one never set stays at its default.
     public func reset(_ setting: StoreSetting) throws {
-        try database.write(changes: [ChangeLogEntry(dataType: "settings", site: "*")]) { db in
+        try database.write(changes: [ChangeLogEntry(subject: .settings, site: "*", cause: .removal)]) { db in
             try db.execute("DELETE FROM settings WHERE key = ?", [.text(setting.key)])
         }
         try httpCookieStore.settingsChanged(try database.read { try SettingsTable.values($0) })

@@ -470,11 +470,12 @@ extension CachedResponse {
         let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=60"])
         _ = try await store.httpCache.get("https://www.example.com/a", origin: origin.origin)
         let entries = try store.database.read { db in
-            try db.rows("SELECT data_type, site FROM change_log WHERE seq > ?", [.integer(before)]) {
-                "\($0.string(0)) \($0.string(1))"
+            try db.rows("SELECT type, site, cause FROM change_log WHERE seq > ?", [.integer(before)]) {
+                "\($0.int(0)) \($0.string(1)) \($0.int(2))"
             }
         }
-        #expect(entries == ["diskcache example.com"])
+        // Type 2 is the disk cache, cause 1 a write.
+        #expect(entries == ["2 example.com 1"])
     }
 
     // MARK: Memory cache
@@ -521,7 +522,7 @@ extension CachedResponse {
         try operatorStore.removeData(
             ofTypes: [.memoryCache], matching: RemovalFilter(modifiedSince: cut, sites: ["a.example"]))
         let logged = try operatorStore.database.read { db in
-            try db.rows("SELECT site, since FROM change_log WHERE data_type = 'memorycache'") {
+            try db.rows("SELECT site, since FROM change_log WHERE type = 3 AND cause = 2") {
                 ($0.string(0), $0.optionalDouble(1))
             }
         }

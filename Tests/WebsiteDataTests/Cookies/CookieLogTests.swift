@@ -220,7 +220,10 @@ import WebsiteDataTestSupport
         let folded = try CookiePersistence.foldedThrough(db)
         #expect(folded > StoreTuning.cookieLogFoldEntries)
         #expect(try db.scalar("SELECT count(*) FROM cookies")?.int64 ?? 0 > 10_000)
-        #expect(try db.scalar("SELECT count(*) FROM change_log")?.int64 ?? 0 < StoreTuning.cookieLogFoldEntries)
+        // Entries folded into the table keep no cookie, beyond the newest few.
+        #expect(
+            try db.scalar("SELECT count(*) FROM change_log WHERE op IS NOT NULL")?.int64 ?? 0
+                < StoreTuning.cookieLogFoldEntries)
         let reopened = try WebsiteDataStore.testing(dir.url, clock: clock)
         #expect(try view(reopened) == expected)
     }

@@ -73,7 +73,7 @@ import WebsiteDataTestSupport
 
     /// Every released schema is a starting point: a store left at schema N (with a cookie, a
     /// change-log entry and a setting) opens with this binary, migrated, keeping all three.
-    @Test(arguments: 1...5)
+    @Test(arguments: 1...6)
     func aStoreAtAnEarlierSchemaUpgradesKeepingItsData(version: Int) throws {
         let directory = dir.path("schema-\(version)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

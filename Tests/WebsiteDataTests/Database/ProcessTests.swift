@@ -47,8 +47,8 @@ import WebsiteDataTestSupport
             let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
             try db.execute(
                 """
-                INSERT INTO change_log (data_type, site, op, \(CookiePersistence.columns))
-                SELECT data_type, site, op, name, '2', domain, path, host_only, secure, http_only, same_site, partition_key,
+                INSERT INTO change_log (type, site, cause, time, op, \(CookiePersistence.columns))
+                SELECT type, site, cause, time, op, name, '2', domain, path, host_only, secure, http_only, same_site, partition_key,
                        expires, created, last_access, modified
                 FROM change_log WHERE op = 1 AND name = 'a'
                 """)

@@ -146,7 +146,9 @@ import WebsiteDataTestSupport
         let tab = crawler.sessionStorage.makeNamespace()
         try crawler.sessionStorage.setItem("k", "v", origin: origin, namespace: tab)
         try crawler.sessionStorage.setItem("k", "v", origin: other, namespace: tab)
-        // Enough changes of another type that the change log drops the entries the crawler has not read.
+        // Enough changes of another type that the change log, keeping 100, drops the entries the
+        // crawler has not read.
+        try operator_.set(.changesKeepEntries, to: "100")
         // Eight writers share commits, as a busy crawler's tasks do.
         let failures = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 8) { writer in

@@ -55,7 +55,8 @@ public final class ApplicationCacheStorage: Sendable {
         let manifestBytes = [UInt8](manifest)
         let frozenRows = rows
         do {
-            try database.write(changes: [ChangeLogEntry(.offlineWebApplicationCache, site: site)]) { db in
+            try database.write(changes: [ChangeLogEntry(.offlineWebApplicationCache, site: site, cause: .write)]) {
+                db in
                 let existing = try db.scalar("SELECT id FROM appcache_groups WHERE manifest_url = ?", [.text(key)])?
                     .int64
                 let id: Int64
@@ -105,7 +106,7 @@ public final class ApplicationCacheStorage: Sendable {
         let key = Self.withoutFragment(manifestURL).absoluteString
         let site = SecurityOrigin(url: manifestURL)?.site ?? "*"
         let ids = try removeGroups(
-            changes: [ChangeLogEntry(.offlineWebApplicationCache, site: site)],
+            changes: [ChangeLogEntry(.offlineWebApplicationCache, site: site, cause: .removal)],
             conditions: [("manifest_url = ?", [.text(key)])])
         return !ids.isEmpty
     }

@@ -34,7 +34,7 @@ extension IndexedDBStore: WebsiteDataComponent {
         }
         let counts = try readTransaction(count)
         if dryRun || counts.isEmpty { return counts }
-        return try writeTransaction(sites: Set(counts.keys)) { db in
+        return try writeTransaction(sites: Set(counts.keys), cause: .removal) { db in
             let taken = try count(db)
             try db.execute("DELETE FROM idb_databases WHERE 1\(condition)", values)
             return taken

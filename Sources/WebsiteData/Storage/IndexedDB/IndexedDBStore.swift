@@ -164,18 +164,26 @@ public final class IndexedDBStore: Sendable {
     }
 
     /// Runs `body` in a write transaction of its own, recording a change of `site`'s IndexedDB data.
-    func writeTransaction<T>(site: String, _ body: (DatabaseConnection) throws -> T) throws -> T {
+    func writeTransaction<T>(site: String, cause: ChangeCause = .write, _ body: (DatabaseConnection) throws -> T)
+        throws -> T
+    {
         try Self.refuseNesting()
         return try Self.$transactionActive.withValue(true) {
-            try database.writeNow(changes: [ChangeLogEntry(.indexedDBDatabases, site: site)]) { db in try body(db) }
+            try database.writeNow(changes: [ChangeLogEntry(.indexedDBDatabases, site: site, cause: cause)]) { db in
+                try body(db)
+            }
         }
     }
 
     /// Runs `body` in a write transaction recording changes of several sites.
-    func writeTransaction<T>(sites: Set<String>, _ body: (DatabaseConnection) throws -> T) throws -> T {
+    func writeTransaction<T>(sites: Set<String>, cause: ChangeCause, _ body: (DatabaseConnection) throws -> T)
+        throws -> T
+    {
         try Self.refuseNesting()
         return try Self.$transactionActive.withValue(true) {
-            try database.writeNow(changes: sites.sorted().map { ChangeLogEntry(.indexedDBDatabases, site: $0) }) { db in
+            try database.writeNow(
+                changes: sites.sorted().map { ChangeLogEntry(.indexedDBDatabases, site: $0, cause: cause) }
+            ) { db in
                 try body(db)
             }
         }

@@ -20,7 +20,8 @@ extension LocalStorage {
         let originText = origin.description
         let site = origin.site
         do {
-            return try database.writeNow(changes: [ChangeLogEntry(.localStorage, site: site)]) { db in
+            return try database.writeNow(changes: [ChangeLogEntry(.localStorage, site: site, cause: .importing)]) {
+                db in
                 let quota = try StorageQuota.bytes(db)
                 var used =
                     try db.scalar(

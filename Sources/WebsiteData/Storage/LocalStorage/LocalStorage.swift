@@ -161,7 +161,7 @@ public final class LocalStorage: Sendable {
     public func removeItem(_ key: String, origin: SecurityOrigin) throws {
         guard try getItem(key, origin: origin) != nil else { return }
         let originText = origin.description
-        try write(origin) { db in
+        try write(origin, cause: .removal) { db in
             try db.execute("DELETE FROM local_storage WHERE origin = ? AND key = ?", [.text(originText), .text(key)])
         }
     }
@@ -173,7 +173,7 @@ public final class LocalStorage: Sendable {
     public func clear(origin: SecurityOrigin) throws {
         guard try length(origin: origin) > 0 else { return }
         let originText = origin.description
-        try write(origin) { db in
+        try write(origin, cause: .removal) { db in
             try db.execute("DELETE FROM local_storage WHERE origin = ?", [.text(originText)])
         }
     }
@@ -184,10 +184,12 @@ public final class LocalStorage: Sendable {
         do { return try database.read(body) } catch { throw StorageRemoval.storeError(error) }
     }
 
-    private func write(_ origin: SecurityOrigin, _ body: @escaping @Sendable (DatabaseConnection) throws -> Void) throws
-    {
+    private func write(
+        _ origin: SecurityOrigin, cause: ChangeCause = .write,
+        _ body: @escaping @Sendable (DatabaseConnection) throws -> Void
+    ) throws {
         do {
-            try database.write(changes: [ChangeLogEntry(.localStorage, site: origin.site)], body)
+            try database.write(changes: [ChangeLogEntry(.localStorage, site: origin.site, cause: cause)], body)
         } catch {
             throw StorageRemoval.storeError(error)
         }

@@ -338,7 +338,7 @@ public final class SessionStorage: Sendable {
             s.lastSeq = changes.newestSeq
             guard
                 changes.everything
-                    || changes.entries.contains(where: { $0.dataType == WebsiteDataType.sessionStorage.cliName })
+                    || changes.entries.contains(where: { $0.isAbout(.sessionStorage) })
             else { return }
             let clears = try database.read { db in
                 try db.rows(

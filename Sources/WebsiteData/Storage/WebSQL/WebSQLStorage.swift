@@ -69,7 +69,8 @@ public final class WebSQLStorage: Sendable {
                 .integer(max(0, estimatedSize)), .text(origin.site), .real(now), .real(now),
             ]
             do {
-                try database.write(changes: [ChangeLogEntry(.webSQLDatabases, site: origin.site)]) { db in
+                try database.write(changes: [ChangeLogEntry(.webSQLDatabases, site: origin.site, cause: .write)]) {
+                    db in
                     // OR IGNORE: another process may have created it since we looked.
                     try db.execute(
                         """
@@ -121,7 +122,7 @@ public final class WebSQLStorage: Sendable {
     @discardableResult
     public func deleteDatabase(origin: SecurityOrigin, name: String) throws -> Bool {
         let removed = try remove(
-            changes: [ChangeLogEntry(.webSQLDatabases, site: origin.site)],
+            changes: [ChangeLogEntry(.webSQLDatabases, site: origin.site, cause: .removal)],
             conditions: [("origin = ? AND name = ?", [.text(origin.description), .text(name)])])
         return !removed.isEmpty
     }
@@ -175,7 +176,7 @@ public final class WebSQLStorage: Sendable {
         let id = entry.id
         let file = entry.file
         do {
-            try database.write(changes: [ChangeLogEntry(.webSQLDatabases, site: entry.site)]) { db in
+            try database.write(changes: [ChangeLogEntry(.webSQLDatabases, site: entry.site, cause: .write)]) { db in
                 try db.execute(
                     "UPDATE websql_databases SET modified = ? WHERE id = ? AND file = ?",
                     [.real(now), .integer(id), .text(file)])
@@ -191,7 +192,7 @@ public final class WebSQLStorage: Sendable {
         let id = entry.id
         let file = entry.file
         do {
-            try database.write(changes: [ChangeLogEntry(.webSQLDatabases, site: entry.site)]) { db in
+            try database.write(changes: [ChangeLogEntry(.webSQLDatabases, site: entry.site, cause: .write)]) { db in
                 try db.execute(
                     "UPDATE websql_databases SET version = ?, modified = ? WHERE id = ? AND file = ?",
                     [.text(version), .real(now), .integer(id), .text(file)])

@@ -650,11 +650,12 @@ import WebsiteDataTestSupport
         }
         try db.transaction("s", mode: .readwrite) { try $0.objectStore("s").put(1, key: 1) }
         let entries = try store.database.read { db in
-            try db.rows("SELECT data_type, site FROM change_log WHERE seq > ?", [.integer(before)]) {
-                "\($0.string(0)) \($0.string(1))"
+            try db.rows("SELECT type, site, cause FROM change_log WHERE seq > ?", [.integer(before)]) {
+                "\($0.int(0)) \($0.string(1)) \($0.int(2))"
             }
         }
-        #expect(entries == ["indexeddb example.com", "indexeddb example.com"])
+        // Type 8 is IndexedDB, cause 1 a write.
+        #expect(entries == ["8 example.com 1", "8 example.com 1"])
     }
 }
 
