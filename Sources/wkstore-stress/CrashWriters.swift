@@ -182,7 +182,7 @@ func crashWriteApplicationCache(store: WebsiteDataStore, prefix: String, count: 
         let entries = (0..<3).map { i in
             ApplicationCacheEntry(
                 url: URL(string: "\(base)/file\(i).js")!,
-                headers: [.init(name: "X-Version", value: String(n))],
+                headers: [HTTPHeaderField("X-Version", String(n))],
                 body: Data(String(repeating: "version \(n) file \(i)\n", count: 1 + (n + i) % 200).utf8))
         }
         _ = try store.applicationCache.replaceGroup(

@@ -13,7 +13,7 @@ import WebsiteDataTestSupport
     {
         ApplicationCacheEntry(
             url: URL(string: "https://www.example.com\(path)")!, kind: kind, statusCode: 200,
-            headers: [.init(name: "Content-Type", value: "text/plain"), .init(name: "ETag", value: "\"\(body)\"")],
+            headers: [HTTPHeaderField("Content-Type", "text/plain"), HTTPHeaderField("ETag", "\"\(body)\"")],
             body: Data(body.utf8))
     }
 

@@ -36,7 +36,7 @@ import WebsiteDataTestSupport
             entries: [
                 ApplicationCacheEntry(
                     url: URL(string: "https://www.example.com/app.js")!,
-                    headers: [.init(name: "Content-Type", value: "text/javascript")],
+                    headers: [HTTPHeaderField("Content-Type", "text/javascript")],
                     body: Data("run()".utf8))
             ])
 

@@ -14,24 +14,6 @@ public struct ApplicationCacheEntry: Sendable, Hashable {
         case fallback
     }
 
-    /// One response header field.
-    public struct HeaderField: Sendable, Hashable, Codable {
-        /// The field name, as received.
-        public var name: String
-        /// The field value.
-        public var value: String
-
-        /// Creates a header field.
-        ///
-        /// - Parameters:
-        ///   - name: the field name.
-        ///   - value: the field value.
-        public init(name: String, value: String) {
-            self.name = name
-            self.value = value
-        }
-    }
-
     /// The resource's URL (without a fragment: lookups ignore fragments).
     public var url: URL
     /// Why it is cached.
@@ -39,7 +21,7 @@ public struct ApplicationCacheEntry: Sendable, Hashable {
     /// The response's status code.
     public var statusCode: Int
     /// The response's header fields, in the order received.
-    public var headers: [HeaderField]
+    public var headers: [HTTPHeaderField]
     /// The response body.
     public var body: Data
 
@@ -51,7 +33,7 @@ public struct ApplicationCacheEntry: Sendable, Hashable {
     ///   - statusCode: the response's status; 200 by default.
     ///   - headers: the response's header fields.
     ///   - body: the response body.
-    public init(url: URL, kind: Kind = .explicit, statusCode: Int = 200, headers: [HeaderField] = [], body: Data) {
+    public init(url: URL, kind: Kind = .explicit, statusCode: Int = 200, headers: [HTTPHeaderField] = [], body: Data) {
         self.url = ApplicationCacheStorage.withoutFragment(url)
         self.kind = kind
         self.statusCode = statusCode
@@ -67,11 +49,9 @@ public struct ApplicationCacheEntry: Sendable, Hashable {
                 + body.count)
     }
 
-    /// The value of the first header field with this name (compared without case), if any.
+    /// The value of the first header field with this name (ignoring ASCII case), if any.
     ///
     /// - Parameter name: the field name.
     /// - Returns: its value, or `nil` when the response has no such field.
-    public func headerValue(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
-    }
+    public func headerValue(_ name: String) -> String? { headers.first(named: name) }
 }

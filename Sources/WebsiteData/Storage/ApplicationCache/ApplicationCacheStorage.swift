@@ -232,7 +232,7 @@ public final class ApplicationCacheStorage: Sendable {
         return ApplicationCacheEntry(
             url: url, kind: ApplicationCacheEntry.Kind(rawValue: row.string(1)) ?? .explicit,
             statusCode: Int(row.int(2)),
-            headers: pairs.filter { $0.count == 2 }.map { .init(name: $0[0], value: $0[1]) },
+            headers: pairs.filter { $0.count == 2 }.map { HTTPHeaderField($0[0], $0[1]) },
             body: Data(row.blob(4)))
     }
 
