@@ -7,6 +7,7 @@ enum Commands {
         [
             .command(CommandSpec(RecordsCommand.self)),
             .command(CommandSpec(ClearCommand.self)),
+            .command(CommandSpec(WatchCommand.self)),
             .command(CommandSpec(FetchCommand.self)),
             .group(CookiesCommands.group),
             .command(CommandSpec(InterchangeCommands.ImportCommand.self)),

@@ -323,8 +323,9 @@ public final class HTTPCookieStore: Sendable {
         }
     }
 
-    /// A stream of every change to this store's cookies made through this object, and of the
-    /// sites reloaded after other processes changed them (reported as removal of nothing).
+    /// A stream of every change to this store's cookies made through this object, as it is made
+    /// (before its commit). Changes made by other objects and processes, and every change in
+    /// commit order: `WebsiteDataStore.changes(ofTypes:since:)`.
     public func changes() -> AsyncStream<CookieStoreChange> {
         let (stream, continuation) = AsyncStream<CookieStoreChange>.makeStream(
             bufferingPolicy: .bufferingNewest(10_000))
