@@ -1,8 +1,8 @@
 import Foundation
 
-/// The command line: `wkstore-bench [--quick] [--threads N] [lookup] [ingest] [open] [memory] [indexeddb] [http]`.
+/// The command line: `wkstore-bench [--quick] [--threads N] [lookup] [ingest] [open] [memory] [indexeddb] [http] [feed]`.
 enum BenchCommand {
-    static let sections = ["lookup", "ingest", "open", "memory", "indexeddb", "http"]
+    static let sections = ["lookup", "ingest", "open", "memory", "indexeddb", "http", "feed"]
 
     static let usage = """
         usage: wkstore-bench [--quick] [--threads N] [SECTION...]
@@ -15,6 +15,7 @@ enum BenchCommand {
           memory   peak memory holding the cookies, each engine in a process of its own
           indexeddb  IndexedDB put, get and range scan: vs SQLite's own insert and select
           http     requests per second through WebsiteDataHTTP: a 100,000-cookie store vs an empty one
+          feed     delay from a commit to its delivery in 8 other processes' change feeds
         Options:
           --quick      a scaled-down smoke run of a few seconds (numbers are not comparable to the full run)
           --threads N  writer threads for the concurrent ingest (default 8)
@@ -27,6 +28,18 @@ enum BenchCommand {
                 fail("usage: __memory ENGINE COUNT", code: 2)
             }
             do { try MemoryBench.child(engine: arguments[1], count: count) } catch { fail("\(error)", code: 1) }
+            return
+        }
+        if arguments.first == "__watch" {
+            guard arguments.count == 2 else { fail("usage: __watch DIR", code: 2) }
+            let done = DispatchSemaphore(value: 0)
+            Task {
+                do { try await FeedBench.child(directory: URL(fileURLWithPath: arguments[1])) } catch {
+                    fail("\(error)", code: 1)
+                }
+                done.signal()
+            }
+            done.wait()
             return
         }
         if arguments.first == "__profile" {
@@ -75,6 +88,7 @@ enum BenchCommand {
                 case "open": table = try OpenBench.run(context)
                 case "indexeddb": table = try IndexedDBBench.run(context)
                 case "http": table = try HTTPBench.run(context)
+                case "feed": table = try FeedBench.run(context)
                 default: table = try MemoryBench.run(context)
                 }
                 emit(table.render())
