@@ -49,7 +49,7 @@ struct CommandLineParser {
         var group: CommandGroup?
         var found: (spec: CommandSpec, command: any Command, slots: [any DeclaredArgument])?
         var given: [[String]] = []
-        /// For each value in `given`, the name it was given with.
+        // For each value in `given`, the name it was given with.
         var givenNames: [[String]] = []
         var positionals: [String] = []
         var index = 0
@@ -139,7 +139,6 @@ struct CommandLineParser {
                 case .command(let spec):
                     found = Self.instantiate(spec)
                     given = Array(repeating: [], count: found?.slots.count ?? 0)
-                    givenNames = given
                     givenNames = given
                 case .group(let node): group = node
                 case nil:
