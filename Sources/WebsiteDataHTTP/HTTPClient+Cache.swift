@@ -36,12 +36,13 @@ extension HTTPClient {
                 throw error
             }
             // A store failure is not the origin's: the cache must not answer it with a stale response.
+            var refused: [CookieRejection] = []
             do {
-                try applyResponseState(result.headers, from: hop.url, context: context)
+                refused = try applyResponseState(result.headers, from: hop.url, context: context)
             } catch {
                 if foreground { state.record(storeError: error) }
             }
-            if foreground { state.record(httpVersion: result.httpVersion) }
+            if foreground { state.record(result, refusedCookies: refused) }
             return OriginResponse(
                 status: result.status, headers: HTTPHeaders(result.headers),
                 body: result.bodyFile.map(CacheBody.file) ?? .data(result.body))
@@ -58,9 +59,9 @@ extension HTTPClient {
         }
         let outcome = state.markReturned()
         var exchange = HopExchange(
-            status: cached.status, httpVersion: "1.1",
-            headers: cached.headers.fields,
-            body: Data(), bodyFile: nil, ownsBodyFile: false,
+            status: cached.status, httpVersion: "1.1", reasonPhrase: "",
+            headers: cached.headers.fields, requestHeaders: outcome.requestHeaders,
+            refusedCookies: outcome.refusedCookies, body: Data(), bodyFile: nil, ownsBodyFile: false,
             cacheOutcome: hop.method == "GET" || hop.method == "HEAD" ? cached.outcome : nil)
         switch cached.body {
         case .data(let data): exchange.body = data
@@ -68,7 +69,11 @@ extension HTTPClient {
             exchange.bodyFile = url
             exchange.ownsBodyFile = true
         }
-        if cached.outcome == .miss || cached.outcome == .revalidated, let version = outcome.httpVersion {
+        if cached.outcome == .miss, let version = outcome.httpVersion {
+            exchange.httpVersion = version
+            exchange.reasonPhrase = outcome.reasonPhrase
+        } else if cached.outcome == .revalidated, let version = outcome.httpVersion {
+            // The stored response, confirmed by a 304: the 304's phrase is not this response's.
             exchange.httpVersion = version
         }
         if let error = outcome.storeError, cached.networkHeaders != nil {
@@ -155,7 +160,12 @@ extension HTTPClient {
 struct HopExchange: Sendable {
     var status: Int
     var httpVersion: String
+    var reasonPhrase: String
     var headers: [HTTPHeaderField]
+    /// The request header fields sent to the origin; empty when none was asked.
+    var requestHeaders: [HTTPHeaderField]
+    /// The response's cookies the store refused.
+    var refusedCookies: [CookieRejection]
     /// The body, when it is in memory.
     var body: Data
     /// The file holding the body: the destination (`ownsBodyFile` false), or a file the cache
@@ -176,6 +186,9 @@ final class CacheExchangeState: Sendable {
     struct Outcome: Sendable {
         var returned = false
         var httpVersion: String?
+        var reasonPhrase = ""
+        var requestHeaders: [HTTPHeaderField] = []
+        var refusedCookies: [CookieRejection] = []
         var transferError: (any Error)?
         var storeError: (any Error)?
     }
@@ -185,7 +198,15 @@ final class CacheExchangeState: Sendable {
     /// Whether `send` has returned: later origin calls are background revalidations.
     var hasReturned: Bool { state.withLock { $0.returned } }
 
-    func record(httpVersion: String) { state.withLock { $0.httpVersion = httpVersion } }
+    /// Records what a foreground transfer sent and received, and the cookies the store refused.
+    func record(_ result: HopResult, refusedCookies: [CookieRejection]) {
+        state.withLock {
+            $0.httpVersion = result.httpVersion
+            $0.reasonPhrase = result.reasonPhrase
+            $0.requestHeaders = result.requestHeaders
+            $0.refusedCookies = refusedCookies
+        }
+    }
     func record(transferError: any Error) { state.withLock { $0.transferError = transferError } }
     func record(storeError: any Error) { state.withLock { if $0.storeError == nil { $0.storeError = storeError } } }
 

@@ -145,14 +145,17 @@ public final class HTTPClient: Sendable {
             } else {
                 if let destination = request.destination { hop.sink = .destination(destination) }
                 let received = try await perform(hop)
-                try applyResponseState(received.headers, from: url, context: context)
+                let refused = try applyResponseState(received.headers, from: url, context: context)
                 result = HopExchange(
-                    status: received.status, httpVersion: received.httpVersion, headers: received.headers,
+                    status: received.status, httpVersion: received.httpVersion, reasonPhrase: received.reasonPhrase,
+                    headers: received.headers, requestHeaders: received.requestHeaders, refusedCookies: refused,
                     body: received.body, bodyFile: received.bodyFile, ownsBodyFile: false, cacheOutcome: nil)
             }
             hops.append(
                 HTTPResponseHop(
-                    url: url, method: method, status: result.status, headers: result.headers,
+                    url: url, method: method, status: result.status, httpVersion: result.httpVersion,
+                    reasonPhrase: result.reasonPhrase, requestHeaders: result.requestHeaders,
+                    refusedCookies: result.refusedCookies, headers: result.headers,
                     cacheOutcome: result.cacheOutcome))
 
             guard request.followsRedirects, HTTPRedirect.isRedirect(result.status),
@@ -185,14 +188,23 @@ public final class HTTPClient: Sendable {
     }
 
     /// Stores a response's `Set-Cookie` fields, then applies its `Clear-Site-Data` (Fetch's order).
-    func applyResponseState(_ headers: [HTTPHeaderField], from url: URL, context: CookieRequestContext) throws {
+    ///
+    /// - Returns: the cookies the store refused, with the rule that refused each.
+    @discardableResult
+    func applyResponseState(
+        _ headers: [HTTPHeaderField], from url: URL, context: CookieRequestContext
+    ) throws -> [CookieRejection] {
         let setCookies = headers.values(named: "Set-Cookie")
+        var refused: [CookieRejection] = []
         if !setCookies.isEmpty {
-            try store.httpCookieStore.setCookies(fromSetCookieHeaders: setCookies, for: url, context: context)
+            refused = try store.httpCookieStore.setCookies(
+                fromSetCookieHeaders: setCookies, for: url, context: context
+            ).rejected
         }
         if configuration.honorsClearSiteData {
             try ClearSiteData.apply(headers, from: url, to: store)
         }
+        return refused
     }
 
     /// Refuses header fields libcurl could not send as given: a bad name, or a CR, LF or NUL.

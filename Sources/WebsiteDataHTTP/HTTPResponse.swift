@@ -43,6 +43,23 @@ public struct HTTPResponseHop: Sendable, Hashable {
     public var method: String
     /// The status code received.
     public var status: Int
+    /// The HTTP version of this hop's response: `1.0`, `1.1`, `2` or `3`; `1.1` for a response
+    /// served from the cache, which does not keep the version it was received with.
+    public var httpVersion: String
+    /// The reason phrase of the status line as the server sent it (`Found` in
+    /// `HTTP/1.1 302 Found`); empty when it sent none (HTTP/2 and HTTP/3 have none) and for a
+    /// response served from the cache.
+    public var reasonPhrase: String
+    /// The request header fields sent for this hop, in order, as libcurl writes them: `Host`,
+    /// `Authorization` (from `credentials`), `User-Agent` and `Accept` unless the request gave
+    /// its own, the request's fields (the store's `Cookie` among them, and the cache's
+    /// `If-None-Match` or `If-Modified-Since` on a revalidation), then `Content-Length` when
+    /// there is a body. Empty when no request was sent (the response came from the cache).
+    public var requestHeaders: [HTTPHeaderField]
+    /// The `Set-Cookie` fields of this hop's response that the store refused, each with the rule
+    /// that refused it, in the order received; empty when every cookie was stored or the
+    /// response came from the cache.
+    public var refusedCookies: [CookieRejection]
     /// The header fields received, in order, duplicates kept (a stored response's, with a
     /// current `Age`, when it came from the cache).
     public var headers: [HTTPHeaderField]

@@ -28,7 +28,7 @@ struct Argument<Value>: DeclaredArgument {
         convert: @escaping ([String]) throws(CLIError) -> Value
     ) {
         declaration = ArgumentDeclaration(
-            kind: .argument, name: placeholder, alias: nil, placeholder: placeholder, help: help,
+            kind: .argument, name: placeholder, alias: nil, otherNames: [], placeholder: placeholder, help: help,
             isRepeatable: repeatable, isRequired: required, refusal: nil)
         self.absent = absent
         self.convert = convert

@@ -17,6 +17,9 @@ struct ArgumentDeclaration: Sendable {
     let name: String
     /// The one-letter alias without its dash (`o` for `-o`), or `nil`.
     let alias: String?
+    /// More long names without their dashes, for an option curl's users know by several
+    /// (`data-raw` and `data-binary` beside `data`). The command is told which name was used.
+    let otherNames: [String]
     /// The placeholder of the value in help (`LIST`, `URL`), or `nil` for a flag.
     let placeholder: String?
     /// One line of help; for an argument, what it is as `'wkstore X' needs …` names it (`a URL`).
@@ -29,11 +32,16 @@ struct ArgumentDeclaration: Sendable {
     let refusal: String?
 
     /// Whether `given` (as on the command line, dashes removed) names this option or flag.
-    func isNamed(_ given: String) -> Bool { given == name || given == alias }
+    func isNamed(_ given: String) -> Bool { given == name || given == alias || otherNames.contains(given) }
 
-    /// How the options listing shows it: `--types LIST`, `-o, --output FILE`.
+    /// Whether it is a flag with a one-letter alias: one that may be bundled (`-sS` for `-s -S`).
+    var isBundleableFlag: Bool { kind == .flag && alias?.count == 1 }
+
+    /// How the options listing shows it: `--types LIST`, `-o, --output FILE`,
+    /// `-d, --data, --data-raw DATA`.
     var synopsis: String {
-        let long = placeholder.map { "--\(name) \($0)" } ?? "--\(name)"
+        let names = ([name] + otherNames).map { "--" + $0 }.joined(separator: ", ")
+        let long = placeholder.map { names + " " + $0 } ?? names
         return alias.map { "-\($0), " + long } ?? long
     }
 
@@ -67,6 +75,22 @@ protocol DeclaredArgument {
     /// - Throws: `CLIError.usage` for a required option that was not given, or a value its
     ///   declaration's conversion refuses.
     func assign(_ values: [String], command: String) throws(CLIError)
+
+    /// Converts and keeps the values given, told which of its names each was given with.
+    ///
+    /// - Parameters:
+    ///   - values: The values in the order given.
+    ///   - names: For each value, the name it was given with, without dashes (`d`, `data-raw`).
+    ///   - command: The command's full name, for messages.
+    /// - Throws: As `assign(_:command:)`.
+    func assign(_ values: [String], names: [String], command: String) throws(CLIError)
+}
+
+extension DeclaredArgument {
+    /// Ignores the names: most declarations do not care which name was used.
+    func assign(_ values: [String], names: [String], command: String) throws(CLIError) {
+        try assign(values, command: command)
+    }
 }
 
 /// The value a declaration holds once the command line is parsed.

@@ -39,7 +39,8 @@ struct CommandLineParser {
     /// - Throws: `CLIError.usage` for an unknown command or option, a missing value, a wrong
     ///   number of positional arguments, a missing required option or a value its declaration
     ///   refuses.
-    func parse(_ arguments: [String]) throws(CLIError) -> ParsedCommandLine {
+    func parse(_ commandLine: [String]) throws(CLIError) -> ParsedCommandLine {
+        var arguments = commandLine
         let options = arguments.prefix { $0 != "--" }
         if options.contains("--version") { return .version }
         if options.contains("--help") || options.contains("-h") { return .help(commandWords(arguments)) }
@@ -48,6 +49,8 @@ struct CommandLineParser {
         var group: CommandGroup?
         var found: (spec: CommandSpec, command: any Command, slots: [any DeclaredArgument])?
         var given: [[String]] = []
+        // For each value in `given`, the name it was given with.
+        var givenNames: [[String]] = []
         var positionals: [String] = []
         var index = 0
         var onlyPositionals = false
@@ -62,6 +65,12 @@ struct CommandLineParser {
             // no option is named by digits.
             let isNegativeNumber = found != nil && Self.isNegativeNumber(argument)
             if !onlyPositionals && argument.hasPrefix("-") && argument != "-" && !isNegativeNumber {
+                if let found, let letters = Self.bundle(argument, among: found.slots) {
+                    // `-sSL` is `-s -S -L`; its last letter may take a value (`-sSo FILE`).
+                    arguments.replaceSubrange((index - 1)..<index, with: letters.map { "-" + $0 })
+                    index -= 1
+                    continue
+                }
                 let (name, inline) = Self.split(argument)
                 func takeValue() throws(CLIError) -> String {
                     if let inline { return inline }
@@ -113,6 +122,7 @@ struct CommandLineParser {
                     }
                     given[slot].append(value)
                 }
+                givenNames[slot].append(name)
                 continue
             }
             if found != nil {
@@ -123,11 +133,13 @@ struct CommandLineParser {
                 }
                 found = Self.instantiate(match)
                 given = Array(repeating: [], count: found?.slots.count ?? 0)
+                givenNames = given
             } else {
                 switch nodes.first(where: { $0.name == argument }) {
                 case .command(let spec):
                     found = Self.instantiate(spec)
                     given = Array(repeating: [], count: found?.slots.count ?? 0)
+                    givenNames = given
                 case .group(let node): group = node
                 case nil:
                     throw Self.unknownCommand(argument, among: nodes, see: " (see 'wkstore help')")
@@ -143,8 +155,9 @@ struct CommandLineParser {
         for (slot, values) in zip(found.slots, given) where !values.isEmpty {
             if let refusal = slot.declaration.refusal { throw .usage(refusal) }
         }
-        for (slot, values) in zip(found.slots, given) {
-            try slot.assign(values, command: fullName)
+        for index in found.slots.indices {
+            let names = givenNames[index].count == given[index].count ? givenNames[index] : []
+            try found.slots[index].assign(given[index], names: names, command: fullName)
         }
         return .run(found.command, globals)
     }
@@ -215,6 +228,24 @@ struct CommandLineParser {
             group = found
         }
         return words
+    }
+
+    /// The letters of a bundle of one-letter options (`-sSL`), when `argument` is one: one dash,
+    /// two letters or more, no `=`, not itself a name, and every letter a flag's alias but the
+    /// last, which may also be an option's (it then takes the next argument as its value).
+    static func bundle(_ argument: String, among slots: [any DeclaredArgument]) -> [String]? {
+        guard argument.hasPrefix("-"), !argument.hasPrefix("--"), argument.count > 2, !argument.contains("=")
+        else { return nil }
+        let body = String(argument.dropFirst())
+        let named = slots.map(\.declaration).filter { $0.kind != .argument }
+        if named.contains(where: { $0.isNamed(body) }) { return nil }
+        let letters = body.map(String.init)
+        for (offset, letter) in letters.enumerated() {
+            guard let declaration = named.first(where: { $0.alias == letter }) else { return nil }
+            let isLast = offset == letters.count - 1
+            guard declaration.isBundleableFlag || (isLast && declaration.kind == .option) else { return nil }
+        }
+        return letters
     }
 
     /// Whether `argument` is a negative number (`-5`, `-1.5`): a minus sign, a digit, and a

@@ -12,9 +12,11 @@ struct FetchCommand: Command {
         path: ["fetch"],
         summary: "fetch a URL as a browser would, with the store's cookies and cache",
         usage: [
-            "fetch URL [-o FILE] [-i] [-H 'NAME: VALUE']... [-X METHOD] [-d DATA]... [--max-redirects N]",
+            "fetch URL [-o FILE] [-i] [-I] [-v] [-H 'NAME: VALUE']... [-X METHOD] [-d DATA]... [-G]",
+            "      [--data-raw DATA]... [--data-binary DATA]... [-w FORMAT] [-L] [--max-redirects N]",
             "      [-A USER-AGENT] [-x PROXY] [-u USER:PASSWORD] [--compressed] [--cacert FILE] [-k]",
-            "      [--resolve HOST:PORT:ADDRESS]... [--cache-mode MODE] [--top-level-site URL] [--fail] [--quiet]",
+            "      [--resolve HOST:PORT:ADDRESS]... [--cache-mode MODE] [--top-level-site URL] [-f] [-s] [-S]",
+            "      [--quiet]",
         ],
         details: """
             Sends a request to URL (http or https) and follows redirects itself, as a browser \
@@ -27,17 +29,27 @@ struct FetchCommand: Command {
             the page it is made from.
 
             The body goes to standard output, or with -o to FILE, written as it arrives and never \
-            held in memory. -i prints each hop's status, method and URL and its header fields \
-            before the body. A summary (status, final URL, redirects, cache outcome, bytes) goes \
-            to standard error, or to standard output with -o; --quiet leaves it out. While a \
+            held in memory; a body that is not text is not written to a terminal unless -o - \
+            says so. -i prints each hop's status line (HTTP/1.1 302 Found) and header fields \
+            before the body, -I sends HEAD and prints them alone, -v prints the request and \
+            response header fields of every hop on standard error (> and <) and every refused \
+            cookie. A summary (status, final URL, redirects, cache outcome, bytes) goes to \
+            standard error, or to standard output with -o; -s and --quiet leave it out. While a \
             transfer that takes more than a second runs, a progress line is drawn on standard \
-            error when it is a terminal (not with --quiet).
+            error when it is a terminal (not with -s or --quiet). -s also leaves out the message \
+            of a failure, as curl's -s does, unless -S; the exit status still tells.
 
             -d sends DATA as the body, by POST unless -X says otherwise, with Content-Type \
-            application/x-www-form-urlencoded unless -H gives one; several -d are joined with &; \
-            @FILE sends a file's bytes as they are, @- standard input. Options otherwise read as \
-            curl's. --cache-mode is Fetch's cache mode: default, no-store, reload, no-cache, \
-            force-cache or only-if-cached.
+            application/x-www-form-urlencoded unless -H gives one; several are joined with &; \
+            @FILE sends a file's bytes as they are, @- standard input (--data-binary too; \
+            --data-raw sends DATA as it is, @ included). -G appends them to the URL's query and \
+            sends a GET instead. -w prints FORMAT after the transfer: %{http_code}, \
+            %{url_effective}, %{time_total}, %{size_download}, %{num_redirects}, \
+            %{content_type}, %{http_version}, with \\n, \\t and %%. Redirects are always \
+            followed (-L is accepted and changes nothing). Requests send User-Agent \
+            wkstore/VERSION unless -A gives another (-A '' sends none). Options otherwise read \
+            as curl's; one-letter flags may be bundled (-sSL). --cache-mode is Fetch's cache \
+            mode: default, no-store, reload, no-cache, force-cache or only-if-cached.
 
             An HTTP error status (404, 500) is still a completed transfer: exit 0, unless --fail. \
             A failure to connect, a TLS failure, a timeout or too many redirects exit 1 with one \
@@ -49,6 +61,7 @@ struct FetchCommand: Command {
 
             Examples:
               wkstore fetch https://www.example.com/login -i
+              wkstore fetch -sS -o /dev/null -w '%{http_code}\\n' https://www.example.com/
               wkstore fetch https://www.example.com/session -d 'user=alice&remember=1'
               wkstore fetch https://cdn.example.com/big.iso -o big.iso
               wkstore fetch https://localhost:8443/ --cacert ca.pem --resolve localhost:8443:127.0.0.1
@@ -60,8 +73,14 @@ struct FetchCommand: Command {
     var url: URL
     @Option(name: "output", alias: "o", placeholder: "FILE", help: "write the body to FILE instead of standard output")
     var output: String?
-    @Flag(name: "include", alias: "i", help: "print each hop's status and header fields before the body")
+    @Flag(name: "include", alias: "i", help: "print each hop's status line and header fields before the body")
     var include: Bool
+    @Flag(name: "head", alias: "I", help: "send HEAD and print each hop's status line and header fields")
+    var head: Bool
+    @Flag(
+        name: "verbose", alias: "v",
+        help: "print every hop's request and response header fields (> and <) and refused cookies on standard error")
+    var verbose: Bool
     @Option(
         name: "header", alias: "H", placeholder: "'NAME: VALUE'",
         help: "send this header field (NAME; sends it empty); may be repeated")
@@ -69,9 +88,19 @@ struct FetchCommand: Command {
     @Option(name: "request", alias: "X", placeholder: "METHOD", help: "the method (default GET, or POST with -d)")
     var method: String?
     @Option(
-        name: "data", alias: "d", placeholder: "DATA",
-        help: "send DATA as the body; @FILE a file's bytes, @- standard input; may be repeated (joined with &)")
-    var data: [String]
+        name: "data", alias: "d", otherNames: ["data-binary", "data-raw"], placeholder: "DATA",
+        help:
+            "send DATA as the body; @FILE a file's bytes, @- standard input (--data-raw: DATA as it is); may be repeated (joined with &)",
+        parse: { name, value in FetchData(value: value, isRaw: name == "data-raw") })
+    var data: [FetchData]
+    @Flag(name: "get", alias: "G", help: "append the -d data to the URL's query and send a GET")
+    var get: Bool
+    @Option(
+        name: "write-out", alias: "w", placeholder: "FORMAT",
+        help: "print FORMAT after the transfer: %{http_code}, %{url_effective}, %{time_total}, %{size_download}…")
+    var writeOut: String?
+    @Flag(name: "location", alias: "L", help: "follow redirects (always done; accepted for curl's users)")
+    var location: Bool
     @Option(
         name: "max-redirects", placeholder: "N",
         help: "follow at most N redirects (default 20; 0 fails on any redirect)")
@@ -110,11 +139,34 @@ struct FetchCommand: Command {
     var connectTimeout: String?
     @Flag(name: "fail", alias: "f", help: "exit 1 when the final status is 400 or more (the body is still written)")
     var fail: Bool
-    @Flag(name: "quiet", alias: "s", help: "no progress line and no summary")
+    @Flag(
+        name: "silent", alias: "s",
+        help: "no progress line, no summary, and no message when the request fails (unless -S)")
+    var silent: Bool
+    @Flag(name: "show-error", alias: "S", help: "with -s, still print the message when the request fails")
+    var showError: Bool
+    @Flag(name: "quiet", help: "no progress line and no summary (a failure's message is still printed)")
     var quiet: Bool
 
     func run(_ invocation: Invocation) async throws {
         let plan = try Plan(self)
+        if plan.writeOut != nil && invocation.output.json {
+            throw CLIError.usage("-w and --json cannot be given together: --json already describes the transfer")
+        }
+        guard silent && !showError else { return try await run(plan, invocation) }
+        do {
+            try await run(plan, invocation)
+        } catch {
+            // curl's -s: a failure says nothing, its exit status tells.
+            let (status, _) = ExitStatus.report(error)
+            throw CLIError(status: status, message: nil)
+        }
+    }
+
+    /// Sends the request the options describe and writes what came back.
+    private func run(_ plan: Plan, _ invocation: Invocation) async throws {
+        let quiet = quiet || silent
+        let include = include || head
         let store = try invocation.openStore(for: .write)
         let client = try HTTPClient(store: store, configuration: plan.configuration)
 
@@ -123,6 +175,7 @@ struct FetchCommand: Command {
         if progress.isEnabled { request.progress = { progress.update($0) } }
         defer { if let spool = plan.spoolFile { try? FileManager.default.removeItem(at: spool) } }
         var response: HTTPResponse
+        let started = ContinuousClock.now
         do {
             defer { progress.finish() }
             response = try await client.send(request)
@@ -132,7 +185,9 @@ struct FetchCommand: Command {
             throw CLIError.failure(error.message)
         }
 
+        let elapsed = ContinuousClock.now - started
         let bodySize = Self.bodyByteCount(response)
+        if verbose { FileHandle.standardError.write(Data(Self.verboseText(response).utf8)) }
         if let spool = plan.spoolFile, let target = plan.outputFile, response.bodyFile != nil {
             try Self.copy(spool, through: target)
             response.bodyFile = target
@@ -142,10 +197,20 @@ struct FetchCommand: Command {
             output.write(Self.json(response, bodySize: bodySize))
         } else {
             if include { output.raw(Data(Self.headerText(response).utf8)) }
-            if response.bodyFile == nil { output.raw(response.body) }
+            if response.bodyFile == nil {
+                if !plan.writesToTerminalAnyway && isatty(STDOUT_FILENO) == 1 && Self.isBinary(response.body) {
+                    throw CLIError.failure(
+                        "binary output can mess up your terminal; use '-o -' to write it to your terminal anyway, or '-o FILE' to save it to a file"
+                    )
+                }
+                output.raw(response.body)
+            }
             if !quiet {
                 let line = Self.summary(response, bodySize: bodySize)
                 if plan.outputFile != nil { output.line(line) } else { Output.message(line) }
+            }
+            if let format = plan.writeOut {
+                output.raw(Data(format.render(response, bodySize: bodySize, elapsed: elapsed).utf8))
             }
         }
         if fail && response.status >= 400 {
@@ -164,24 +229,36 @@ struct FetchCommand: Command {
         /// Where the body is received when `-o` names something the body must be written
         /// through rather than replaced (`/dev/null`, a pipe, a symbolic link).
         var spoolFile: URL?
+        /// `-o -`: the body goes to standard output even when it is a terminal and the body is not text.
+        var writesToTerminalAnyway = false
+        /// `-w FORMAT`, read.
+        var writeOut: WriteOutFormat?
 
         init(_ command: FetchCommand) throws {
-            let url = command.url
+            var url = command.url
             var headers = try command.headers.map(FetchCommand.headerField)
             var body: Data?
             let data = command.data
             if !data.isEmpty {
                 var joined = Data()
-                for (offset, value) in data.enumerated() {
+                for (offset, item) in data.enumerated() {
                     if offset > 0 { joined.append(UInt8(ascii: "&")) }
-                    joined.append(try FetchCommand.dataValue(value))
+                    joined.append(item.isRaw ? Data(item.value.utf8) : try FetchCommand.dataValue(item.value))
                 }
-                body = joined
-                if !headers.contains(where: { $0.hasName("Content-Type") }) {
-                    headers.append(HTTPHeaderField("Content-Type", "application/x-www-form-urlencoded"))
+                if command.get {
+                    url = try FetchCommand.appendingQuery(joined, to: url)
+                } else {
+                    if command.head {
+                        throw CLIError.usage(
+                            "-I sends HEAD, which has no body: add -G to send the -d data in the query")
+                    }
+                    body = joined
+                    if !headers.contains(where: { $0.hasName("Content-Type") }) {
+                        headers.append(HTTPHeaderField("Content-Type", "application/x-www-form-urlencoded"))
+                    }
                 }
             }
-            var method = body == nil ? "GET" : "POST"
+            var method = command.head ? "HEAD" : body == nil ? "GET" : "POST"
             if let given = command.method {
                 guard FetchCommand.isToken(given) else { throw CLIError.usage("'\(given)' is not an HTTP method") }
                 method = given
@@ -197,8 +274,14 @@ struct FetchCommand: Command {
                 request.maxRedirects = count
             }
             if let user = command.user { request.credentials = HTTPCredentials(user) }
+            writesToTerminalAnyway = command.output == "-"
+            writeOut = try command.writeOut.map { text throws(CLIError) in try WriteOutFormat(text) }
             if let path = command.output, path != "-" {
                 guard !path.isEmpty else { throw CLIError.usage("-o needs a file name") }
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+                    throw CLIError.failure("cannot write the body to \(path): it is a directory (-o needs a file name)")
+                }
                 let file = URL(fileURLWithPath: path)
                 outputFile = file
                 if FetchCommand.isReplaceable(path) {
@@ -215,7 +298,8 @@ struct FetchCommand: Command {
             try FetchCommand.applyCacheMode(command.cacheMode, to: &request)
 
             configuration = HTTPClientConfiguration()
-            configuration.userAgent = command.userAgent
+            // As curl: a User-Agent naming the tool unless -A gives one; -A '' sends none.
+            configuration.userAgent = command.userAgent.map { $0.isEmpty ? nil : $0 } ?? "wkstore/\(CLI.version)"
             configuration.proxy = command.proxy
             configuration.acceptsCompressedResponses = command.compressed
             configuration.insecure = command.insecure
@@ -353,15 +437,74 @@ struct FetchCommand: Command {
         return size?.int64Value ?? 0
     }
 
-    /// `-i`: each hop as `STATUS METHOD URL`, its header fields, and a blank line.
+    /// `-i`: each hop as curl prints it: its status line, its header fields and a blank line,
+    /// each line ending in CR LF.
     static func headerText(_ response: HTTPResponse) -> String {
         var text = ""
         for hop in response.hops {
-            text += "\(hop.status) \(hop.method) \(hop.url.absoluteString)\n"
-            for field in hop.headers { text += "\(field.name): \(field.value)\n" }
-            text += "\n"
+            text += statusLine(hop) + "\r\n"
+            for field in hop.headers { text += "\(field.name): \(field.value)\r\n" }
+            text += "\r\n"
         }
         return text
+    }
+
+    /// `HTTP/1.1 302 Found`: the hop's HTTP version, status and reason phrase (none in HTTP/2,
+    /// where curl leaves the space after the status).
+    static func statusLine(_ hop: HTTPResponseHop) -> String {
+        "HTTP/\(hop.httpVersion) \(hop.status) \(hop.reasonPhrase)"
+    }
+
+    /// `-v`: for each hop, the request line and header fields sent (`> `), the status line and
+    /// header fields received (`< `), and every cookie the store refused (`* `), as curl's
+    /// `-v` shows them.
+    static func verboseText(_ response: HTTPResponse) -> String {
+        var text = ""
+        for hop in response.hops {
+            if hop.requestHeaders.isEmpty {
+                text += "* \(hop.method) \(hop.url.absoluteString) served from the store's cache, no request sent\n"
+            } else {
+                // libcurl writes HTTP/1.1 requests unless HTTP/2 or 3 was negotiated, whatever the server answers with.
+                let version = hop.httpVersion == "2" || hop.httpVersion == "3" ? hop.httpVersion : "1.1"
+                text += "> \(hop.method) \(requestTarget(hop.url)) HTTP/\(version)\n"
+                for field in hop.requestHeaders { text += "> \(field.name): \(field.value)\n" }
+                text += "> \n"
+                if hop.cacheOutcome == .revalidated {
+                    text += "* the server confirmed the stored response (304); it is served from the store's cache\n"
+                }
+            }
+            text += "< " + statusLine(hop) + "\n"
+            for field in hop.headers { text += "< \(field.name): \(field.value)\n" }
+            text += "< \n"
+            for refusal in hop.refusedCookies { text += "* \(refusal.description)\n" }
+        }
+        return text
+    }
+
+    /// What the request line names: the URL's path (`/` when empty) and query, as sent.
+    static func requestTarget(_ url: URL) -> String {
+        let path = url.path(percentEncoded: true)
+        let query = url.query(percentEncoded: true).map { "?" + $0 } ?? ""
+        return (path.isEmpty ? "/" : path) + query
+    }
+
+    /// Whether a body would garble a terminal: it holds a NUL byte, curl's test.
+    static func isBinary(_ body: Data) -> Bool { body.contains(0) }
+
+    /// `-G`: the URL with `data` added to its query (after `&` when it has one), before any fragment.
+    static func appendingQuery(_ data: Data, to url: URL) throws(CLIError) -> URL {
+        let text = String(decoding: data, as: UTF8.self)
+        var address = url.absoluteString
+        var fragment = ""
+        if let hash = address.firstIndex(of: "#") {
+            fragment = String(address[hash...])
+            address = String(address[..<hash])
+        }
+        if !text.isEmpty { address += (address.contains("?") ? "&" : "?") + text }
+        guard let joined = URL(string: address + fragment) else {
+            throw .usage("-G: the data does not make a valid URL query: '\(text)'")
+        }
+        return joined
     }
 
     /// `200 https://www.example.com/welcome (1 redirect, cache MISS, 5.2 KB to page.html)`.
@@ -393,7 +536,8 @@ struct FetchCommand: Command {
                     response.hops.map { hop in
                         .object([
                             ("url", .string(hop.url.absoluteString)), ("method", .string(hop.method)),
-                            ("status", .int(Int64(hop.status))), ("headers", fields(hop.headers)),
+                            ("status", .int(Int64(hop.status))), ("httpVersion", .string(hop.httpVersion)),
+                            ("reasonPhrase", .string(hop.reasonPhrase)), ("headers", fields(hop.headers)),
                         ])
                     })
             ),
@@ -412,6 +556,14 @@ struct FetchCommand: Command {
         }
         return .object(members)
     }
+}
+
+/// One `-d`, `--data-binary` or `--data-raw` value, in the order given.
+struct FetchData: Sendable {
+    /// The value as given.
+    var value: String
+    /// `--data-raw`: the value is sent as it is, even when it starts with `@`.
+    var isRaw: Bool
 }
 
 extension FetchCommand {

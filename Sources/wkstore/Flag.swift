@@ -10,11 +10,11 @@ struct Flag: DeclaredArgument {
     /// Whether the flag was given.
     var wrappedValue: Bool { parsed.value ?? false }
 
-    /// A flag named `--name` (and `-alias`).
-    init(name: String, alias: String? = nil, help: String) {
+    /// A flag named `--name` (and `-alias`, and `--` each of `otherNames`).
+    init(name: String, alias: String? = nil, otherNames: [String] = [], help: String) {
         declaration = ArgumentDeclaration(
-            kind: .flag, name: name, alias: alias, placeholder: nil, help: help, isRepeatable: false,
-            isRequired: false, refusal: nil)
+            kind: .flag, name: name, alias: alias, otherNames: otherNames, placeholder: nil, help: help,
+            isRepeatable: false, isRequired: false, refusal: nil)
     }
 
     func assign(_ values: [String], command: String) throws(CLIError) {

@@ -14,6 +14,8 @@ struct Option<Value>: DeclaredArgument {
     /// The value when the option is not given; `nil` for a required option.
     private let absent: Value?
     private let convert: ([String]) throws(CLIError) -> Value
+    /// For an option with other names: the conversion told which name each value was given with.
+    private var convertNamed: (([(name: String, value: String)]) throws(CLIError) -> Value)?
     private let parsed = ParsedValue<Value>()
     /// Words after `--name` in the message for a missing required option (`(the URL …)`).
     private let missingNote: String
@@ -38,11 +40,11 @@ struct Option<Value>: DeclaredArgument {
 
     private static func makeDeclaration(
         _ name: String, _ alias: String?, _ placeholder: String, _ help: String, repeatable: Bool = false,
-        required: Bool = false, refusal: String? = nil
+        required: Bool = false, refusal: String? = nil, otherNames: [String] = []
     ) -> ArgumentDeclaration {
         ArgumentDeclaration(
-            kind: .option, name: name, alias: alias, placeholder: placeholder, help: help, isRepeatable: repeatable,
-            isRequired: required, refusal: refusal)
+            kind: .option, name: name, alias: alias, otherNames: otherNames, placeholder: placeholder, help: help,
+            isRepeatable: repeatable, isRequired: required, refusal: refusal)
     }
 
     func assign(_ values: [String], command: String) throws(CLIError) {
@@ -52,6 +54,13 @@ struct Option<Value>: DeclaredArgument {
             throw .usage("'\(command)' needs --\(declaration.name)\(note); see '\(command) --help'")
         }
         parsed.value = try convert(values)
+    }
+
+    func assign(_ values: [String], names: [String], command: String) throws(CLIError) {
+        guard let convertNamed, !values.isEmpty, names.count == values.count else {
+            return try assign(values, command: command)
+        }
+        parsed.value = try convertNamed(zip(names, values).map { (name: $0, value: $1) })
     }
 }
 
@@ -86,6 +95,22 @@ extension Option {
     ) where Value == [T] {
         self.init(Self.makeDeclaration(name, alias, placeholder, help, repeatable: true), absent: []) {
             values throws(CLIError) in try values.map(parse)
+        }
+    }
+
+    /// An option that may be given any number of times under any of its names, each value
+    /// converted by `parse`, which is told the name it was given with (without dashes: the
+    /// alias, `name` or one of `otherNames`), so that the order across names is kept.
+    init<T>(
+        name: String, alias: String? = nil, otherNames: [String], placeholder: String, help: String,
+        parse: @escaping (_ name: String, _ value: String) throws(CLIError) -> T
+    ) where Value == [T] {
+        self.init(
+            Self.makeDeclaration(name, alias, placeholder, help, repeatable: true, otherNames: otherNames),
+            absent: []
+        ) { values throws(CLIError) in try values.map { value throws(CLIError) in try parse(name, value) } }
+        convertNamed = { pairs throws(CLIError) in
+            try pairs.map { pair throws(CLIError) in try parse(pair.name, pair.value) }
         }
     }
 

@@ -46,15 +46,15 @@ import WebsiteDataTestSupport
         let base = server.base()
         let result = try sandbox.succeed(["fetch", "-i", base + "/login", "--quiet"])
         let text = result.stdout
-        let blocks = text.components(separatedBy: "\n\n")
+        let blocks = text.components(separatedBy: "\r\n\r\n")
         #expect(blocks.count == 3, "\(text)")
-        let first = blocks[0].split(separator: "\n").map(String.init)
-        #expect(first.first == "302 GET \(base)/login")
+        let first = blocks[0].components(separatedBy: "\r\n")
+        #expect(first.first == "HTTP/1.1 302 X")
         #expect(first.contains("Location: /welcome"))
         #expect(first.contains("Set-Cookie: sid=abc123; Path=/; HttpOnly"))
         #expect(first.contains("Set-Cookie: hop=redirect; Path=/"))
-        let second = blocks[1].split(separator: "\n").map(String.init)
-        #expect(second.first == "200 GET \(base)/welcome")
+        let second = blocks[1].components(separatedBy: "\r\n")
+        #expect(second.first == "HTTP/1.1 200 X")
         #expect(second.contains("Content-Type: application/json"))
         let body = try #require(try JSONSerialization.jsonObject(with: Data(blocks[2].utf8)) as? [String: Any])
         #expect(body["path"] as? String == "/welcome")
@@ -244,7 +244,7 @@ import WebsiteDataTestSupport
         // An error status is a completed transfer, unless --fail.
         let notFound = server.base() + "/r?status=404"
         #expect(try sandbox.runInStore(["fetch", notFound, "-s"]).status == 0)
-        let failed = try sandbox.runInStore(["fetch", notFound, "--fail", "-s"])
+        let failed = try sandbox.runInStore(["fetch", notFound, "--fail", "--quiet"])
         #expect(failed.status == 1)
         #expect(failed.stderr.contains("404"))
 

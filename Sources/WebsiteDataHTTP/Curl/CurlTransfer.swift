@@ -37,7 +37,11 @@ enum BodySink: Sendable {
 struct HopResult: Sendable {
     var status: Int
     var httpVersion: String
+    /// The reason phrase of the final status line (empty when the server sent none, as in HTTP/2).
+    var reasonPhrase: String
     var headers: [HTTPHeaderField]
+    /// The request header fields sent (see `CurlTransfer.requestHeaders(for:configuration:)`).
+    var requestHeaders: [HTTPHeaderField]
     /// The body when it stayed in memory; empty when it went to `bodyFile`.
     var body: Data
     /// The file the body went to: the destination, or the spill file.
@@ -78,6 +82,8 @@ final class CurlTransfer {
     private var continuation: CheckedContinuation<HopResult, any Error>?
 
     private var status = 0
+    private var reasonPhrase = ""
+    private let requestHeaders: [HTTPHeaderField]
     private var headers: [HTTPHeaderField] = []
     private var discardsBody = false
     private var body = Data()
@@ -120,6 +126,7 @@ final class CurlTransfer {
         self.sink = hop.sink
         self.followsRedirects = hop.followsRedirects
         self.progress = hop.progress
+        self.requestHeaders = Self.requestHeaders(for: hop, configuration: configuration)
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
 
@@ -258,6 +265,7 @@ final class CurlTransfer {
             discardsBody = false
             let parts = line.split(separator: " ", maxSplits: 2)
             status = parts.count > 1 ? Int(parts[1]) ?? 0 : 0
+            reasonPhrase = parts.count > 2 ? Self.trimmed(parts[2]) : ""
             return
         }
         if let first = line.utf8.first, first == 32 || first == 9 {
@@ -396,8 +404,8 @@ final class CurlTransfer {
         continuation.resume(
             returning: HopResult(
                 status: responseCode != 0 ? responseCode : status,
-                httpVersion: Self.versionName(version), headers: headers,
-                body: body, bodyFile: bodyFile))
+                httpVersion: Self.versionName(version), reasonPhrase: reasonPhrase, headers: headers,
+                requestHeaders: requestHeaders, body: body, bodyFile: bodyFile))
     }
 
     /// Resumes the waiting task with `error` (the transfer never ran to its end).
