@@ -16,7 +16,7 @@ public final class LoopbackServer {
     public let port: Int
     /// Where it logs requests, one JSON object a line.
     public let logFile: URL
-    private let process: Process
+    private let process: Subprocess
     private let input: Pipe
 
     /// Starts a server.
@@ -37,7 +37,7 @@ public final class LoopbackServer {
         var arguments = ["python3", "-u", script.path, "--log", logFile.path, "--limit", "600"]
         if let tls { arguments += ["--tls", tls.certificate.path, tls.key.path] }
         if let manifest { arguments += ["--manifest", manifest.path] }
-        process = Process()
+        process = Subprocess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = arguments
         input = Pipe()
@@ -45,7 +45,7 @@ public final class LoopbackServer {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errors)
-        try ProcessSpawn.run(process)
+        try process.run()
         var line = Data()
         while true {
             let byte = try output.fileHandleForReading.readSome(limit: 1)
@@ -357,7 +357,7 @@ public struct TestCertificate: Sendable {
     public init(in directory: URL) throws {
         certificate = directory.appendingPathComponent("cert.pem")
         key = directory.appendingPathComponent("key.pem")
-        let process = Process()
+        let process = Subprocess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [
             "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
@@ -367,7 +367,7 @@ public struct TestCertificate: Sendable {
         ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try ProcessSpawn.run(process)
+        try process.run()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
             throw LoopbackServer.ServerError(message: "openssl req failed with status \(process.terminationStatus)")

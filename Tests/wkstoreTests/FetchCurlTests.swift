@@ -266,7 +266,7 @@ import WebsiteDataTestSupport
         let command = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         let out = sandbox.root.appendingPathComponent("script-\(UUID().uuidString.prefix(8)).out")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        let process = Process()
+        let process = Subprocess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["script", "-qec", command, "/dev/null"]
         process.environment = sandbox.environment
@@ -275,7 +275,7 @@ import WebsiteDataTestSupport
         process.standardOutput = handle
         process.standardError = handle
         process.standardInput = FileHandle.nullDevice
-        try ProcessSpawn.run(process)
+        try process.run()
         process.waitUntilExit()
         return (process.terminationStatus, try Data(contentsOf: out))
     }

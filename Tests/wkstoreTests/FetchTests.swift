@@ -150,13 +150,13 @@ import WebsiteDataTestSupport
         #expect(mkfifo(fifo.path, 0o600) == 0)
         let received = sandbox.root.appendingPathComponent("from-fifo.bin")
         _ = FileManager.default.createFile(atPath: received.path, contents: nil)
-        let reader = Process()
+        let reader = Subprocess()
         reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         reader.arguments = ["cat", fifo.path]
         let readerOutput = try FileHandle(forWritingTo: received)
         defer { try? readerOutput.close() }
         reader.standardOutput = readerOutput
-        try ProcessSpawn.run(reader)
+        try reader.run()
         let result = try sandbox.succeed(["fetch", server.base() + "/bytes?n=5000", "-o", fifo.path])
         reader.waitUntilExit()
         #expect(try Data(contentsOf: received) == expected)
@@ -304,7 +304,7 @@ import WebsiteDataTestSupport
         let out = sandbox.root.appendingPathComponent("pty-\(UUID().uuidString.prefix(8)).stdout")
         let terminal = sandbox.root.appendingPathComponent("pty-\(UUID().uuidString.prefix(8)).terminal")
         _ = FileManager.default.createFile(atPath: terminal.path, contents: nil)
-        let process = Process()
+        let process = Subprocess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments =
             ["python3", script.path, out.path, executable.path, "--store", sandbox.store.path] + arguments
@@ -315,7 +315,7 @@ import WebsiteDataTestSupport
         defer { try? handle.close() }
         process.standardOutput = handle
         process.standardInput = FileHandle.nullDevice
-        try ProcessSpawn.run(process)
+        try process.run()
         process.waitUntilExit()
         return (
             process.terminationStatus, try Data(contentsOf: out),

@@ -6,18 +6,18 @@ import WebsiteDataTestSupport
 /// `wkstore watch`: another process's changes, printed as they are committed.
 @Suite(.ownThreads) struct WatchTests {
     /// Starts `wkstore --store <sandbox store> watch arguments…` with its output in a file.
-    func startWatch(_ sandbox: Sandbox, _ arguments: [String]) throws -> (Process, URL) {
+    func startWatch(_ sandbox: Sandbox, _ arguments: [String]) throws -> (Subprocess, URL) {
         let output = sandbox.root.appendingPathComponent("watch-\(UUID().uuidString).out")
         _ = FileManager.default.createFile(atPath: output.path, contents: nil)
         let handle = try FileHandle(forWritingTo: output)
         defer { try? handle.close() }
-        let process = Process()
+        let process = Subprocess()
         process.executableURL = WKStoreExecutable.url
         process.arguments = ["--store", sandbox.store.path, "watch"] + arguments
         process.environment = sandbox.environment
         process.standardOutput = handle
         process.standardError = FileHandle.standardError
-        try ProcessSpawn.run(process)
+        try process.run()
         return (process, output)
     }
 

@@ -98,14 +98,14 @@ struct InterchangeSnapshot: Hashable {
 func interchangeRun(_ executable: String, _ arguments: [String]) throws -> (
     status: Int32, stdout: String, stderr: String
 ) {
-    let process = Process()
+    let process = Subprocess()
     process.executableURL = URL(fileURLWithPath: executable)
     process.arguments = arguments
     let out = Pipe()
     let err = Pipe()
     process.standardOutput = out
     process.standardError = err
-    try ProcessSpawn.run(process)
+    try process.run()
     let outData = try out.fileHandleForReading.readToEndOfFile()
     let errData = try err.fileHandleForReading.readToEndOfFile()
     process.waitUntilExit()
@@ -118,13 +118,13 @@ func interchangeRun(_ executable: String, _ arguments: [String]) throws -> (
 /// caller stops it.
 ///
 /// - Returns: the process and the port.
-func startScriptServer(_ script: URL) throws -> (process: Process, port: Int) {
-    let server = Process()
+func startScriptServer(_ script: URL) throws -> (process: Subprocess, port: Int) {
+    let server = Subprocess()
     server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     server.arguments = ["python3", script.path]
     let output = Pipe()
     server.standardOutput = output
-    try ProcessSpawn.run(server)
+    try server.run()
     var portLine = Data()
     while !portLine.contains(0x0A) {
         let chunk = try output.fileHandleForReading.readSome()

@@ -50,7 +50,7 @@ enum Command {
         let err = scratch.appendingPathComponent("err")
         _ = FileManager.default.createFile(atPath: out.path, contents: nil)
         _ = FileManager.default.createFile(atPath: err.path, contents: nil)
-        let process = Process()
+        let process = Subprocess()
         if let uid {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
             process.arguments =
@@ -68,7 +68,7 @@ enum Command {
         process.standardError = errHandle
         let inputPipe = Pipe()
         process.standardInput = input == nil ? FileHandle.nullDevice : inputPipe
-        try ProcessSpawn.run(process)
+        try process.run()
         if let input {
             try inputPipe.fileHandleForWriting.write(contentsOf: input)
             try inputPipe.fileHandleForWriting.close()
@@ -84,10 +84,10 @@ enum Command {
 
     /// Unmounts a file system (lazily: it goes once nothing uses it).
     static func unmount(_ mountPoint: URL) {
-        let process = Process()
+        let process = Subprocess()
         process.executableURL = URL(fileURLWithPath: "/bin/umount")
         process.arguments = ["-l", mountPoint.path]
-        guard (try? ProcessSpawn.run(process)) != nil else { return }
+        guard (try? process.run()) != nil else { return }
         process.waitUntilExit()
     }
 
@@ -109,7 +109,7 @@ enum Command {
 /// A child process whose standard output is read line by line while it runs (standard error
 /// goes to a file, shown when something goes wrong).
 final class LineChild: @unchecked Sendable {
-    let process = Process()
+    let process = Subprocess()
     private let output = Pipe()
     private var buffer = Data()
     private let errorFile: URL
@@ -125,7 +125,7 @@ final class LineChild: @unchecked Sendable {
         process.environment = env
         process.standardOutput = output
         process.standardError = try FileHandle(forWritingTo: errorFile)
-        try ProcessSpawn.run(process)
+        try process.run()
     }
 
     deinit { try? FileManager.default.removeItem(at: errorFile) }

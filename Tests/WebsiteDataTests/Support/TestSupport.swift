@@ -63,7 +63,7 @@ let productsDirectory: URL = {
 
 /// A child process with its standard output readable line by line.
 final class ChildProcess: @unchecked Sendable {
-    let process = Process()
+    let process = Subprocess()
     private let output = Pipe()
     private var buffer = Data()
 
@@ -74,7 +74,7 @@ final class ChildProcess: @unchecked Sendable {
         process.standardOutput = output
         // Inherited: a child's own report (an error, a sanitizer's) shows in the test's output.
         process.standardError = FileHandle.standardError
-        try ProcessSpawn.run(process)
+        try process.run()
     }
 
     /// The next line of output, or nil at end of file (or when the pipe cannot be read).

@@ -4,7 +4,7 @@ import WebsiteDataTestSupport
 /// Runs a program found on the PATH with arguments, and returns its exit status and output.
 @discardableResult
 func runTool(_ arguments: [String], in directory: URL) throws -> (status: Int32, output: String) {
-    let process = Process()
+    let process = Subprocess()
     process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     process.arguments = arguments
     process.currentDirectoryURL = directory
@@ -15,7 +15,7 @@ func runTool(_ arguments: [String], in directory: URL) throws -> (status: Int32,
     process.standardOutput = handle
     process.standardError = handle
     process.standardInput = FileHandle.nullDevice
-    try ProcessSpawn.run(process)
+    try process.run()
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: try Data(contentsOf: file), as: UTF8.self))
 }

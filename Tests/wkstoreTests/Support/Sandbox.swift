@@ -122,7 +122,7 @@ final class Sandbox {
         try Data().write(to: err)
         try (stdin ?? Data()).write(to: input)
 
-        let process = Process()
+        let process = Subprocess()
         process.executableURL = executable
         process.arguments = arguments
         process.environment = environment.merging(extra) { $1 }
@@ -138,7 +138,7 @@ final class Sandbox {
         process.standardOutput = outHandle
         process.standardError = errHandle
         process.standardInput = inHandle
-        try ProcessSpawn.run(process)
+        try process.run()
         process.waitUntilExit()
         #expect(process.terminationReason == .exit, "wkstore \(arguments) was killed by a signal")
         return RunResult(

@@ -29,7 +29,7 @@ enum DocumentStartScriptFixture {
 
     /// Runs `executable` (searched on `PATH` via `/usr/bin/env`) to completion.
     static func run(_ executable: String, _ arguments: [String], in directory: URL) throws -> Output {
-        let process = Process()
+        let process = Subprocess()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = [executable] + arguments
         process.currentDirectoryURL = directory
@@ -41,7 +41,7 @@ enum DocumentStartScriptFixture {
         process.standardOutput = pipe
         process.standardError = errorHandle
         process.standardInput = FileHandle.nullDevice
-        do { try ProcessSpawn.run(process) } catch {
+        do { try process.run() } catch {
             throw Failure(description: "\(executable) could not be started: \(error)")
         }
         let data = try pipe.fileHandleForReading.readToEndOfFile()
@@ -90,7 +90,7 @@ enum DocumentStartScriptFixture {
     final class LoopbackServer {
         let port: Int
         let directory: URL
-        private let process = Process()
+        private let process = Subprocess()
         private let input = Pipe()
 
         static let script = #"""
@@ -143,7 +143,7 @@ enum DocumentStartScriptFixture {
             process.standardInput = input
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
-            try ProcessSpawn.run(process)
+            try process.run()
             var line = Data()
             while true {
                 let chunk = try output.fileHandleForReading.readSome()
