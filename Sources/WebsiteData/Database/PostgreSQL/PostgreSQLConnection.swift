@@ -26,6 +26,9 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     private var savepointDepth = 0
     /// The channels this connection listens on, listened to again after `reconnect()`.
     private var channels: Set<String> = []
+    /// Whether the server ended the session with a FATAL error (a shutdown, a terminated
+    /// backend): libpq still says the connection is open until it next reads from it.
+    private var sessionEnded = false
 
     /// Connects to a server.
     ///
@@ -60,7 +63,12 @@ public final class PostgreSQLConnection: @unchecked Sendable {
 
     /// Whether the connection is open, as far as libpq knows; a connection whose server went
     /// away is known to be lost only once a call has tried to use it.
-    public var isConnected: Bool { withLock { PQstatus(handle) == CONNECTION_OK } }
+    public var isConnected: Bool { withLock { !isBroken } }
+
+    /// Whether the connection is known to be gone: libpq marked it bad, dropped its socket (it
+    /// does so on reading the end of the stream, before it marks the connection), or the server
+    /// ended the session.
+    private var isBroken: Bool { PQstatus(handle) != CONNECTION_OK || PQsocket(handle) < 0 || sessionEnded }
 
     /// The process ID of the server process serving this connection (what a notification this
     /// connection sends names as its sender).
@@ -86,6 +94,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         savepointDepth = 0
+        sessionEnded = false
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else { throw Self.connectError(handle, target: target) }
         for channel in channels.sorted() { try execute("LISTEN \(try quotedIdentifier(channel))") }
@@ -187,6 +196,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     /// - Parameter body: the work; it uses this connection.
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws (after the rollback), or a `PostgreSQLError` of `BEGIN` or `COMMIT`.
+    @discardableResult
     public func transaction<T>(_ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
@@ -199,7 +209,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         do {
             result = try body()
         } catch {
-            if PQstatus(handle) == CONNECTION_OK {
+            if !isBroken {
                 if outer {
                     _ = try? execute("ROLLBACK")
                 } else {
@@ -333,7 +343,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
             }
         }
         if sent == 1 { return true }
-        if PQstatus(handle) != CONNECTION_OK { throw lastError(sql: sql) }
+        if isBroken { throw lastError(sql: sql) }
         return false
     }
 
@@ -478,12 +488,25 @@ public final class PostgreSQLConnection: @unchecked Sendable {
             while let more = PQgetResult(handle) { PQclear(more) }
             throw PostgreSQLError(.misuse, "a COPY statement runs through copy(_:rows:)", sql: sql)
         default:
-            if PQstatus(handle) != CONNECTION_OK { throw lastError(sql: sql) }
+            // An error libpq made itself has no SQLSTATE; after a failed write to a server that
+            // went away, libpq knows the connection is gone only once it reads again.
+            if PQresultErrorField(result, Int32(UInt8(ascii: "C"))) == nil { _ = PQconsumeInput(handle) }
+            if isBroken { throw lastError(sql: sql) }
             let sqlState = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
             let message =
                 PQresultErrorField(result, Int32(UInt8(ascii: "M"))).map { String(cString: $0) }
                 ?? PQresultErrorMessage(result).map { String(cString: $0) } ?? "the statement failed"
-            throw PostgreSQLError(.query, oneLine(target.redact(message)), sqlState: sqlState, sql: sql)
+            let text = oneLine(target.redact(message))
+            // FATAL and PANIC end the session: the server closes the connection after sending them.
+            let severity = PQresultErrorField(result, Int32(UInt8(ascii: "V"))).map { String(cString: $0) }
+            if severity == "FATAL" || severity == "PANIC" {
+                sessionEnded = true
+                throw PostgreSQLError(
+                    .connectionLost, "the server ended the connection to \(target.summary): \(text)",
+                    sqlState: sqlState,
+                    sql: sql)
+            }
+            throw PostgreSQLError(.query, text, sqlState: sqlState, sql: sql)
         }
         let columnCount = Int(PQnfields(result))
         let rowCount = Int(PQntuples(result))
@@ -521,7 +544,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     private func lastError(sql: String?) -> PostgreSQLError {
         let message = PQerrorMessage(handle).map { String(cString: $0) } ?? ""
         let text = oneLine(target.redact(message))
-        if PQstatus(handle) != CONNECTION_OK {
+        if isBroken {
             return PostgreSQLError(
                 .connectionLost,
                 "the connection to \(target.summary) was lost: \(text.isEmpty ? "no reason given" : text)",

@@ -47,6 +47,11 @@ struct PostgreSQLConnectionString: Sendable {
         self.secrets = Array(Set(secrets.filter { !$0.isEmpty })).sorted { $0.count > $1.count }
         // The password keyword may itself be misparsed into another value (a quoting mistake):
         // the summary is redacted too.
+        let order = ["host", "hostaddr", "port", "dbname", "user"]
+        parts.sort {
+            order.firstIndex(of: $0.prefix { $0 != "=" }.description) ?? 0 < order.firstIndex(
+                of: $1.prefix { $0 != "=" }.description) ?? 0
+        }
         let summary = parts.isEmpty ? "the default server" : parts.joined(separator: " ")
         self.summary = Self.redact(summary, secrets: self.secrets)
     }
@@ -69,7 +74,7 @@ struct PostgreSQLConnectionString: Sendable {
     private static func textualSecrets(_ raw: String) -> [String] {
         let patterns = [
             #"(?i)\bpassword\s*=\s*'((?:[^'\\]|\\.)*)'"#,
-            #"(?i)\bpassword\s*=\s*([^\s'&]+)"#,
+            #"(?i)\bpassword\s*=\s*'?([^\s'&]+)"#,
             #"(?i)^postgres(?:ql)?://[^/?#@]*?:([^/?#@]*)@"#,
         ]
         var found: [String] = []

@@ -32,12 +32,18 @@ public struct PostgreSQLMigrator: Sendable {
     /// - Throws: `PostgreSQLError` with reason `.notAStore` for a database whose schema holds
     ///   tables but no schema record, or as `execute` does.
     public func appliedVersions(_ connection: PostgreSQLConnection) throws(PostgreSQLError) -> [Int] {
-        let recorded = try connection.execute("SELECT to_regclass('wkstore_schema') IS NOT NULL").scalar?.bool ?? false
+        let recordQuery = "SELECT to_regclass('wkstore_schema') IS NOT NULL"
+        let recorded = try connection.execute(recordQuery).scalar?.bool ?? false
         guard recorded else {
             let tables =
                 try connection.execute(
                     "SELECT count(*) FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"
                 ).scalar?.int64 ?? 0
+            // A migration's tables and its record commit together: tables seen without the record
+            // may be another connection's migration that committed between the two reads.
+            if tables > 0, try connection.execute(recordQuery).scalar?.bool == true {
+                return try appliedVersions(connection)
+            }
             if tables > 0 {
                 throw PostgreSQLError(
                     .notAStore,
