@@ -15,7 +15,8 @@ public final class PostgreSQLTestCluster: Sendable {
     /// The folder holding the data directory, the socket and the logs.
     public let directory: URL
     /// The TCP port on 127.0.0.1, also the number of the socket's file.
-    public let port: Int
+    public var port: Int { portNumber.withLock { $0 } }
+    private let portNumber = Mutex<Int>(0)
     /// The superuser's name.
     public let user = "wk"
     /// A role that must give its password over TCP (see `tcpConnectionString(user:password:database:)`).
@@ -42,7 +43,6 @@ public final class PostgreSQLTestCluster: Sendable {
             "wkstore-pg-\(getpid())-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         self.directory = directory
-        self.port = Self.freePort()
         registry.withLock { $0.append(directory) }
         if getuid() == 0 {
             try Self.run("/bin/chown", ["postgres", directory.path], log: nil)
@@ -58,7 +58,19 @@ public final class PostgreSQLTestCluster: Sendable {
 
             """
         try hba.write(to: data.appendingPathComponent("pg_hba.conf"), atomically: false, encoding: .utf8)
-        try start()
+        // The free port may be taken by another program before the server binds it: then
+        // another one is tried.
+        for attempt in 1...5 {
+            portNumber.withLock { $0 = Self.freePort() }
+            do {
+                try start()
+                break
+            } catch let error as PostgreSQLTestClusterError where attempt < 5 {
+                let log =
+                    (try? String(contentsOf: directory.appendingPathComponent("server.log"), encoding: .utf8)) ?? ""
+                guard log.contains("Address already in use") else { throw error }
+            }
+        }
     }
 
     /// Starts the server (again, after `stop`), and waits until it accepts connections.
@@ -119,24 +131,8 @@ public final class PostgreSQLTestCluster: Sendable {
     }
 
     /// Runs a program to its end, its output appended to `log`.
-    ///
-    /// Through `posix_spawn` and `waitpid`, not Foundation's `Process`: on Linux, `Process` learns
-    /// that a child ended when every holder of a socket it gives the child has closed it, and the
-    /// server `pg_ctl start` leaves running holds it for good.
     static func run(_ path: String, _ arguments: [String], log: URL?) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log?.path ?? "/dev/null", O_WRONLY | O_APPEND | O_CREAT, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        let argv = ([path] + arguments).map { strdup($0) }
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv + [nil], environ)
-        guard spawned == 0 else {
-            throw PostgreSQLTestClusterError(message: "cannot start \(path): \(String(cString: strerror(spawned)))")
-        }
+        let pid = try spawn(path, arguments, log: log)
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
             guard errno == EINTR else {
@@ -150,6 +146,36 @@ public final class PostgreSQLTestCluster: Sendable {
                 message: "\(path) \(arguments.joined(separator: " ")) ended with status \(status): \(text.suffix(2000))"
             )
         }
+    }
+
+    /// Starts a program with standard input from `/dev/null`, its output appended to `log`, and
+    /// no other descriptor of this process.
+    ///
+    /// Through `posix_spawn`, not Foundation's `Process`, and closing every inherited descriptor
+    /// from 3 up: on Linux, `Process` learns that a child ended when every holder of a socket it
+    /// gives the child has closed it. A server started here would otherwise keep, for as long as
+    /// it runs, the sockets of every child other tests were starting at that moment, and those
+    /// tests would wait for their children forever; and `Process` would never see `pg_ctl start`
+    /// end, since the server it leaves running holds `pg_ctl`'s socket.
+    static func spawn(_ path: String, _ arguments: [String], log: URL?) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, log?.path ?? "/dev/null", O_WRONLY | O_APPEND | O_CREAT, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        guard let closeFrom = closeDescriptorsFrom else {
+            throw PostgreSQLTestClusterError(message: "this C library has no posix_spawn_file_actions_addclosefrom_np")
+        }
+        _ = closeFrom(&actions, 3)
+        let argv = ([path] + arguments).map { strdup($0) }
+        defer { for argument in argv { free(argument) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, path, &actions, nil, argv + [nil], environ)
+        guard spawned == 0 else {
+            throw PostgreSQLTestClusterError(message: "cannot start \(path): \(String(cString: strerror(spawned)))")
+        }
+        return pid
     }
 
     /// A TCP port on 127.0.0.1 that nothing listened on a moment ago.
@@ -182,16 +208,20 @@ public final class PostgreSQLTestCluster: Sendable {
             for i in $(seq 1 60); do [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || break; sleep 1; done
             rm -rf "$0"
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", script, directory.path]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try ProcessSpawn.run(process)
+        // Not waited for: it ends after this process; init (the system's) reaps it.
+        _ = try spawn("/bin/sh", ["-c", script, directory.path], log: nil)
         _ = installExitHandler
     }
 }
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which its headers
+/// declare only for C compiled with `_GNU_SOURCE`, so Swift does not see it.
+private let closeDescriptorsFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? =
+    {
+        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
+        return unsafeBitCast(
+            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
+    }()
 
 /// A cluster command that failed.
 public struct PostgreSQLTestClusterError: Error, CustomStringConvertible {

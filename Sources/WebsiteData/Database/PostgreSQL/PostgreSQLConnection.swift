@@ -300,17 +300,19 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(Self.copyChunk + 4096)
         var refusal: String?
+        var serverEnded = false
         for row in rows {
             guard Self.appendCopyRow(row, to: &buffer) else {
                 refusal = "a text value holds a NUL character, which PostgreSQL text cannot hold"
                 break
             }
             if buffer.count >= Self.copyChunk {
-                guard try send(buffer, sql: sql) else { break }
+                serverEnded = try !send(buffer, sql: sql)
                 buffer.removeAll(keepingCapacity: true)
+                if serverEnded { break }
             }
         }
-        if refusal == nil, !buffer.isEmpty { _ = try send(buffer, sql: sql) }
+        if refusal == nil, !serverEnded, !buffer.isEmpty { _ = try send(buffer, sql: sql) }
         // Ending with an error message makes the server abort the COPY and store nothing.
         let ended = refusal.map { PQputCopyEnd(handle, $0) } ?? PQputCopyEnd(handle, nil)
         guard ended == 1 else { throw lastError(sql: sql) }

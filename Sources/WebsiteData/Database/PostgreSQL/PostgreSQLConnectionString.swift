@@ -5,7 +5,8 @@ import Foundation
 /// `key=value` string), and the passwords it must never say.
 ///
 /// libpq accepts a password in the string (the `password` keyword, a URI's user information or
-/// its `password` query parameter), from `PGPASSWORD`, or from the password file. Every error
+/// its `password` query parameter), from `PGPASSWORD`, or from the password file, and a client
+/// key's passphrase as `sslpassword`. Every error
 /// message the engine builds goes through `redact`, which replaces each of those it can know with
 /// `[redacted]`: the parsed value, the raw text of the string that held it (a URI holds it
 /// percent-encoded), and the environment's. A string libpq cannot parse is never quoted; the
@@ -23,17 +24,17 @@ struct PostgreSQLConnectionString: Sendable {
     init(_ raw: String) {
         self.raw = raw
         var secrets = Self.textualSecrets(raw)
-        var parts: [String] = []
+        var shown: [String: String] = [:]
         var errorMessage: UnsafeMutablePointer<CChar>?
         if let options = PQconninfoParse(raw, &errorMessage) {
             var option = options
             while let keyword = option.pointee.keyword {
                 let name = String(cString: keyword)
                 if let value = option.pointee.val.map({ String(cString: $0) }), !value.isEmpty {
-                    if name == "password" {
+                    if Self.secretKeywords.contains(name) {
                         secrets.append(value)
-                    } else if ["host", "hostaddr", "port", "dbname", "user"].contains(name) {
-                        parts.append("\(name)=\(value)")
+                    } else if Self.shownKeywords.contains(name) {
+                        shown[name] = value
                     }
                 }
                 option += 1
@@ -47,14 +48,15 @@ struct PostgreSQLConnectionString: Sendable {
         self.secrets = Array(Set(secrets.filter { !$0.isEmpty })).sorted { $0.count > $1.count }
         // The password keyword may itself be misparsed into another value (a quoting mistake):
         // the summary is redacted too.
-        let order = ["host", "hostaddr", "port", "dbname", "user"]
-        parts.sort {
-            order.firstIndex(of: $0.prefix { $0 != "=" }.description) ?? 0 < order.firstIndex(
-                of: $1.prefix { $0 != "=" }.description) ?? 0
-        }
+        let parts = Self.shownKeywords.compactMap { name in shown[name].map { "\(name)=\($0)" } }
         let summary = parts.isEmpty ? "the default server" : parts.joined(separator: " ")
         self.summary = Self.redact(summary, secrets: self.secrets)
     }
+
+    /// The settings that hold secrets: the password, and the passphrase of the client key.
+    static let secretKeywords: Set<String> = ["password", "sslpassword"]
+    /// The settings a message names the connection by, in this order.
+    static let shownKeywords = ["host", "hostaddr", "port", "dbname", "user"]
 
     /// `text` with every password this string names replaced by `[redacted]`.
     func redact(_ text: String) -> String { Self.redact(text, secrets: secrets) }
@@ -73,8 +75,8 @@ struct PostgreSQLConnectionString: Sendable {
     /// part after the colon of a URI's user information.
     private static func textualSecrets(_ raw: String) -> [String] {
         let patterns = [
-            #"(?i)\bpassword\s*=\s*'((?:[^'\\]|\\.)*)'"#,
-            #"(?i)\bpassword\s*=\s*'?([^\s'&]+)"#,
+            #"(?i)\b(?:ssl)?password\s*=\s*'((?:[^'\\]|\\.)*)'"#,
+            #"(?i)\b(?:ssl)?password\s*=\s*'?([^\s'&]+)"#,
             #"(?i)^postgres(?:ql)?://[^/?#@]*?:([^/?#@]*)@"#,
         ]
         var found: [String] = []

@@ -212,6 +212,8 @@ import WebsiteDataTestSupport
             "postgresql://crawler:p%40ss%3Aword@db.internal:5433/crawl?sslmode=require")
         #expect(uri.summary == "host=db.internal port=5433 dbname=crawl user=crawler")
         #expect(uri.redact("p@ss:word / p%40ss%3Aword") == "[redacted] / [redacted]")
+        let passphrase = PostgreSQLConnectionString("host=db sslcert=c.pem sslkey=k.pem sslpassword=key-phrase")
+        #expect(passphrase.redact("bad key-phrase") == "bad [redacted]")
         let query = PostgreSQLConnectionString("postgresql:///crawl?host=/tmp&password=from-query")
         #expect(!query.redact("x from-query").contains("from-query"))
         // A string libpq cannot parse is never quoted, and its password is still known.
