@@ -27,6 +27,11 @@ let package = Package(
             pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
+        .systemLibrary(
+            name: "CPostgreSQL",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
         .target(name: "CWebsiteDataSupport"),
         .executableTarget(name: "MigrationEmbedder"),
         .plugin(
@@ -36,7 +41,7 @@ let package = Package(
         ),
         .target(
             name: "WebsiteData",
-            dependencies: ["CSQLite", "CPSL", "CWebsiteDataSupport"],
+            dependencies: ["CSQLite", "CPSL", "CPostgreSQL", "CWebsiteDataSupport"],
             exclude: ["Cookies/Lookup/README.md"],
             plugins: ["EmbedMigrations"]
         ),
@@ -61,7 +66,9 @@ let package = Package(
             dependencies: ["WebsiteData"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
-        .target(name: "WebsiteDataTestSupport", dependencies: ["WebsiteData"], path: "Tests/WebsiteDataTestSupport"),
+        .target(
+            name: "WebsiteDataTestSupport", dependencies: ["WebsiteData", "CPostgreSQL"],
+            path: "Tests/WebsiteDataTestSupport"),
         .testTarget(
             name: "WebsiteDataTests",
             dependencies: ["WebsiteData", "CSQLite", "WebsiteDataTestSupport"],

@@ -11,8 +11,11 @@ struct MigrationEmbedder {
             exit(2)
         }
 
+        // A file in a folder named postgresql is a PostgreSQL migration; any other, SQLite's.
         var entries: [String] = []
+        var postgreSQLEntries: [String] = []
         for path in arguments.dropFirst().sorted() {
+            let isPostgreSQL = URL(fileURLWithPath: path).deletingLastPathComponent().lastPathComponent == "postgresql"
             let name = URL(fileURLWithPath: path).deletingPathExtension().lastPathComponent
             let digits = name.prefix { $0.isNumber }
             guard let number = Int(digits), !digits.isEmpty else {
@@ -23,9 +26,9 @@ struct MigrationEmbedder {
             // A raw string with enough #s that the SQL cannot close it.
             var hashes = "#"
             while sql.contains("\"" + hashes) { hashes += "#" }
-            entries.append(
+            let entry =
                 "        EmbeddedMigration(version: \(number), name: \(String(reflecting: name)), sql: \(hashes)\"\"\"\n\(sql)\n\"\"\"\(hashes)),"
-            )
+            if isPostgreSQL { postgreSQLEntries.append(entry) } else { entries.append(entry) }
         }
 
         let source = """
@@ -34,6 +37,11 @@ struct MigrationEmbedder {
             /// The migrations compiled into this binary, in version order.
             let embeddedMigrations: [EmbeddedMigration] = [
             \(entries.joined(separator: "\n"))
+            ]
+
+            /// The PostgreSQL migrations compiled into this binary, in version order.
+            let embeddedPostgreSQLMigrations: [EmbeddedMigration] = [
+            \(postgreSQLEntries.joined(separator: "\n"))
             ]
 
             """

@@ -1,0 +1,140 @@
+import Foundation
+import Synchronization
+import Testing
+import WebsiteDataTestSupport
+
+@testable import WebsiteData
+
+@Suite(.ownThreads) struct PostgreSQLMigratorTests {
+    @Test func aNewDatabaseGetsEveryMigrationOnce() throws {
+        let context = try PostgreSQLTestContext()
+        let migrator = PostgreSQLMigrator()
+        #expect(migrator.latestVersion == embeddedPostgreSQLMigrations.map(\.version).max())
+        #expect(migrator.latestVersion >= 1)
+        let missing = #expect(throws: PostgreSQLError.self) { try migrator.check(context.connection) }
+        #expect(missing?.reason == .schemaMissing)
+        #expect(try migrator.migrate(context.connection) == embeddedPostgreSQLMigrations.map(\.version).sorted())
+        #expect(try migrator.migrate(context.connection) == [])
+        try migrator.check(context.connection)
+        #expect(
+            try migrator.appliedVersions(context.connection) == embeddedPostgreSQLMigrations.map(\.version).sorted())
+        let tables = try context.connection.execute(
+            "SELECT tablename FROM pg_tables WHERE schemaname = current_schema() ORDER BY tablename"
+        ).rows.compactMap { $0[0].text }
+        for table in [
+            "settings", "change_log", "cookies", "http_cache", "local_storage", "websql_databases",
+            "appcache_groups", "appcache_entries", "idb_databases", "idb_records", "wkstore_schema",
+        ] {
+            #expect(tables.contains(table), "\(table)")
+        }
+    }
+
+    @Test func connectionsThatStartAtOnceApplyEachMigrationOnce() throws {
+        let context = try PostgreSQLTestContext()
+        let applied = try onThreads(8) { _ in
+            let db = try context.connect()
+            return try PostgreSQLMigrator().migrate(db)
+        }
+        #expect(applied.flatMap { $0 }.sorted() == embeddedPostgreSQLMigrations.map(\.version).sorted())
+        let recorded = try context.connection.execute(
+            "SELECT version, count(*) FROM wkstore_schema GROUP BY version ORDER BY version"
+        ).rows
+        #expect(recorded.map { $0[0].int64 } == embeddedPostgreSQLMigrations.map { Int64($0.version) }.sorted())
+        #expect(recorded.allSatisfy { $0[1].int64 == 1 })
+    }
+
+    @Test func aNewerSchemaIsRefusedAndLeftUnchanged() throws {
+        let context = try PostgreSQLTestContext()
+        let older = PostgreSQLMigrator(migrations: [])
+        let migrator = PostgreSQLMigrator()
+        try migrator.migrate(context.connection)
+        try context.connection.execute(
+            "INSERT INTO wkstore_schema (version, name, applied_at) VALUES ($1, 'from the future', 0)",
+            [.int64(Int64(migrator.latestVersion + 1))])
+        let tablesBefore = try context.connection.execute("SELECT count(*) FROM pg_tables").scalar?.int64
+        for attempt in [migrator, older] {
+            let error = #expect(throws: PostgreSQLError.self) { try attempt.migrate(context.connection) }
+            #expect(error?.reason == .schemaNewer)
+            #expect(error?.message.contains("version \(migrator.latestVersion + 1)") == true)
+            let checked = #expect(throws: PostgreSQLError.self) { try attempt.check(context.connection) }
+            #expect(checked?.reason == .schemaNewer)
+        }
+        #expect(try context.connection.execute("SELECT count(*) FROM pg_tables").scalar?.int64 == tablesBefore)
+        #expect(!context.connection.isInTransaction)
+    }
+
+    @Test func anotherProgramsDatabaseIsRefused() throws {
+        let context = try PostgreSQLTestContext()
+        try context.connection.execute("CREATE TABLE orders (id integer)")
+        let error = #expect(throws: PostgreSQLError.self) { try PostgreSQLMigrator().migrate(context.connection) }
+        #expect(error?.reason == .notAStore)
+        #expect(try context.connection.execute("SELECT to_regclass('wkstore_schema') IS NULL").scalar?.bool == true)
+    }
+
+    /// Appenders on many connections, some rolling back and some slow to commit: a reader that
+    /// polls the log never sees a position before an earlier one has committed, and in the end
+    /// the positions are 1...n with none skipped.
+    @Test func changeLogPositionsFollowCommitOrder() throws {
+        struct Abandoned: Error {}
+        let context = try PostgreSQLTestContext()
+        try PostgreSQLMigrator().migrate(context.connection)
+        let listener = try context.connect()
+        try listener.listen("wkstore_changes")
+        let writers = 5
+        let transactions = 12
+        let finished = Atomic<Int>(0)
+        let reader = Mutex<(positions: [Int64], gaps: [String])>(([], []))
+        let expected = try onThreads(writers + 1) { index -> Int in
+            if index == writers {
+                // The reader: polls until every writer is done and it has read everything.
+                let db = try context.connect()
+                var last: Int64 = 0
+                while true {
+                    let done = finished.load(ordering: .acquiring) == writers
+                    let rows = try db.execute("SELECT seq FROM change_log WHERE seq > $1 ORDER BY seq", [.int64(last)])
+                    for row in rows.rows {
+                        let seq = row[0].int64 ?? -1
+                        if seq != last + 1 { reader.withLock { $0.gaps.append("after \(last) came \(seq)") } }
+                        last = seq
+                        reader.withLock { $0.positions.append(seq) }
+                    }
+                    if done && rows.rows.isEmpty { return 0 }
+                }
+            }
+            let db = try context.connect()
+            defer { finished.add(1, ordering: .releasing) }
+            var committed = 0
+            for round in 0..<transactions {
+                let rows = 1 + (index + round) % 3
+                let abandon = (index + round) % 5 == 0
+                do {
+                    try db.transaction {
+                        for _ in 0..<rows {
+                            try db.execute(
+                                "INSERT INTO change_log (type, site, cause, time) VALUES (1, $1, 1, extract(epoch FROM now()))",
+                                [.text("site\(index).example")])
+                        }
+                        // Holding the positions a while, so that others queue behind them.
+                        try db.execute("SELECT pg_sleep($1)", [.double(Double((index * 7 + round) % 4) / 100)])
+                        if abandon { throw Abandoned() }
+                    }
+                    committed += rows
+                } catch is Abandoned {}
+            }
+            return committed
+        }
+        let total = expected.reduce(0, +)
+        let seen = reader.withLock { $0 }
+        #expect(seen.gaps.isEmpty, "\(seen.gaps.prefix(5))")
+        #expect(seen.positions == (1...Int64(total)).map { $0 })
+        let stored = try context.connection.execute("SELECT seq FROM change_log ORDER BY seq").rows.compactMap {
+            $0[0].int64
+        }
+        #expect(stored == (1...Int64(total)).map { $0 })
+        #expect(try context.connection.execute("SELECT position FROM change_log_head").scalar?.int64 == Int64(total))
+        // Each appending commit was announced with the head position it left.
+        let announced = try listener.notifications(timeout: .seconds(60)).compactMap { Int64($0.payload) }
+        #expect(!announced.isEmpty)
+        #expect(announced.allSatisfy { (1...Int64(total)).contains($0) })
+    }
+}
