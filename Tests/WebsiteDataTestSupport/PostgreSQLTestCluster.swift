@@ -132,50 +132,45 @@ public final class PostgreSQLTestCluster: Sendable {
 
     /// Runs a program to its end, its output appended to `log`.
     static func run(_ path: String, _ arguments: [String], log: URL?) throws {
-        let pid = try spawn(path, arguments, log: log)
-        var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else {
-                throw PostgreSQLTestClusterError(message: "waiting for \(path): \(String(cString: strerror(errno)))")
-            }
-        }
-        // Exited normally with status 0 (WIFEXITED and WEXITSTATUS, which Swift cannot import).
-        guard status & 0x7F == 0, (status >> 8) & 0xFF == 0 else {
+        let process = try spawn(path, arguments, log: log)
+        process.waitUntilExit()
+        guard process.terminationReason == .exit, process.terminationStatus == 0 else {
             let text = log.flatMap { try? String(contentsOf: $0, encoding: .utf8) } ?? ""
             throw PostgreSQLTestClusterError(
-                message: "\(path) \(arguments.joined(separator: " ")) ended with status \(status): \(text.suffix(2000))"
+                message:
+                    "\(path) \(arguments.joined(separator: " ")) ended with status \(process.terminationStatus): \(text.suffix(2000))"
             )
         }
     }
 
     /// Starts a program with standard input from `/dev/null`, its output appended to `log`, and
-    /// no other descriptor of this process.
-    ///
-    /// Through `posix_spawn`, not Foundation's `Process`, and closing every inherited descriptor
-    /// from 3 up: on Linux, `Process` learns that a child ended when every holder of a socket it
-    /// gives the child has closed it. A server started here would otherwise keep, for as long as
-    /// it runs, the sockets of every child other tests were starting at that moment, and those
-    /// tests would wait for their children forever; and `Process` would never see `pg_ctl start`
-    /// end, since the server it leaves running holds `pg_ctl`'s socket.
-    static func spawn(_ path: String, _ arguments: [String], log: URL?) throws -> pid_t {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, log?.path ?? "/dev/null", O_WRONLY | O_APPEND | O_CREAT, 0o644)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
-        guard let closeFrom = closeDescriptorsFrom else {
-            throw PostgreSQLTestClusterError(message: "this C library has no posix_spawn_file_actions_addclosefrom_np")
+    /// no other descriptor of this process (`Subprocess`): on Linux, Foundation's `Process`
+    /// learns that a child ended when every holder of a socket it gives the child has closed it.
+    /// A server started with the test process's descriptors would keep, for as long as it runs,
+    /// the sockets of every child other tests were starting at that moment, and those tests
+    /// would wait for their children forever.
+    static func spawn(_ path: String, _ arguments: [String], log: URL?) throws -> Subprocess {
+        let process = Subprocess()
+        process.executableURL = URL(fileURLWithPath: path)
+        process.arguments = arguments
+        process.standardInput = FileHandle.nullDevice
+        let output: FileHandle
+        if let log {
+            let descriptor = open(log.path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                throw PostgreSQLTestClusterError(
+                    message: "cannot open \(log.path): \(String(cString: strerror(errno)))")
+            }
+            output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
+        } else {
+            output = FileHandle.nullDevice
         }
-        _ = closeFrom(&actions, 3)
-        let argv = ([path] + arguments).map { strdup($0) }
-        defer { for argument in argv { free(argument) } }
-        var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, path, &actions, nil, argv + [nil], environ)
-        guard spawned == 0 else {
-            throw PostgreSQLTestClusterError(message: "cannot start \(path): \(String(cString: strerror(spawned)))")
+        process.standardOutput = output
+        process.standardError = output
+        do { try process.run() } catch {
+            throw PostgreSQLTestClusterError(message: "cannot start \(path): \(error)")
         }
-        return pid
+        return process
     }
 
     /// A TCP port on 127.0.0.1 that nothing listened on a moment ago.
@@ -213,15 +208,6 @@ public final class PostgreSQLTestCluster: Sendable {
         _ = installExitHandler
     }
 }
-
-/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which its headers
-/// declare only for C compiled with `_GNU_SOURCE`, so Swift does not see it.
-private let closeDescriptorsFrom: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32)? =
-    {
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return nil }
-        return unsafeBitCast(
-            symbol, to: (@convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32).self)
-    }()
 
 /// A cluster command that failed.
 public struct PostgreSQLTestClusterError: Error, CustomStringConvertible {

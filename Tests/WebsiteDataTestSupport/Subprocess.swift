@@ -62,13 +62,19 @@ public final class Subprocess: @unchecked Sendable {
         for (target, value, reading) in [
             (Int32(0), standardInput, true), (Int32(1), standardOutput, false), (Int32(2), standardError, false),
         ] {
+            var added: Int32 = 0
             if let pipe = value as? Pipe {
                 let end = reading ? pipe.fileHandleForReading : pipe.fileHandleForWriting
-                posix_spawn_file_actions_adddup2(&actions, end.fileDescriptor, target)
+                added = posix_spawn_file_actions_adddup2(&actions, end.fileDescriptor, target)
                 closeAfter.append(end)
-            } else if let handle = value as? FileHandle {
-                posix_spawn_file_actions_adddup2(&actions, handle.fileDescriptor, target)
+            } else if let handle = value as? FileHandle, handle.fileDescriptor >= 0 {
+                added = posix_spawn_file_actions_adddup2(&actions, handle.fileDescriptor, target)
+            } else if value is FileHandle {
+                // `FileHandle.nullDevice` has no descriptor of its own.
+                added = posix_spawn_file_actions_addopen(
+                    &actions, target, "/dev/null", reading ? O_RDONLY : O_WRONLY, 0)
             }
+            guard added == 0 else { throw POSIXError(POSIXErrorCode(rawValue: added) ?? .EBADF) }
         }
         guard let closeFrom = Self.closeFrom else { throw POSIXError(.ENOSYS) }
         _ = closeFrom(&actions, 3)
