@@ -315,12 +315,32 @@ public final class HTTPCookieStore: Sendable {
         try remove(cause: .sessionEnded, everySite: true) { $0.isSession }
     }
 
-    /// The store's cookie policy, kept in the store's settings.
-    public var policy: CookiePolicy {
-        state.withLock { s in
-            try? refresh(&s)
-            return s.policy
+    /// The store's cookie policy, kept in its settings for every process using the store (as
+    /// WebKit's `getCookiePolicy`).
+    ///
+    /// - Throws: `StoreError` when the store cannot be read.
+    public var cookiePolicy: CookiePolicy {
+        get throws {
+            do {
+                return try state.withLock { s in
+                    try refresh(&s)
+                    return s.policy
+                }
+            } catch { throw StorageRemoval.storeError(error) }
         }
+    }
+
+    /// Sets the store's cookie policy for every process using the store (as WebKit's
+    /// `setCookiePolicy(_:)`; the `cookies.policy` setting).
+    ///
+    /// - Parameter policy: the policy; it applies to the next lookup and the next write.
+    /// - Throws: `StoreError.readOnly` for a read-only store, or a `StoreError` from the database.
+    public func setCookiePolicy(_ policy: CookiePolicy) throws {
+        do {
+            try database.checkWritable()
+            try database.writeSetting(.cookiesPolicy, policy.rawValue)
+            try settingsChanged(try database.read { try SettingsTable.values($0) })
+        } catch { throw StorageRemoval.storeError(error) }
     }
 
     /// A stream of every change to this store's cookies made through this object, as it is made

@@ -111,3 +111,19 @@ public enum CookiePolicy: String, Sendable, Hashable, CaseIterable, Codable {
     /// No cookie is stored or sent.
     case disallow
 }
+
+extension StoreDatabase {
+    /// Writes a setting's value (`nil`: back to its default) for every process using the store,
+    /// logged as a change of the settings. The value is not checked here.
+    func writeSetting(_ setting: StoreSetting, _ value: String?) throws {
+        let cause: ChangeCause = value == nil ? .removal : .write
+        try write(changes: [ChangeLogEntry(subject: .settings, site: "*", cause: cause)]) { db in
+            if let value {
+                try db.execute(
+                    "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(setting.key), .text(value)])
+            } else {
+                try db.execute("DELETE FROM settings WHERE key = ?", [.text(setting.key)])
+            }
+        }
+    }
+}

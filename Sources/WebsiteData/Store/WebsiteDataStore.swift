@@ -252,10 +252,7 @@ public final class WebsiteDataStore: Sendable {
     public func set(_ setting: StoreSetting, to value: String) throws {
         try database.checkWritable()
         if let problem = setting.validate(value) { throw StoreError.invalidSetting(key: setting.key, detail: problem) }
-        try database.write(changes: [ChangeLogEntry(subject: .settings, site: "*", cause: .write)]) { db in
-            try db.execute(
-                "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(setting.key), .text(value)])
-        }
+        try database.writeSetting(setting, value)
         try httpCookieStore.settingsChanged(try database.read { try SettingsTable.values($0) })
     }
 
@@ -263,9 +260,7 @@ public final class WebsiteDataStore: Sendable {
     ///
     /// - Parameter setting: the setting; one never set stays at its default.
     public func reset(_ setting: StoreSetting) throws {
-        try database.write(changes: [ChangeLogEntry(subject: .settings, site: "*", cause: .removal)]) { db in
-            try db.execute("DELETE FROM settings WHERE key = ?", [.text(setting.key)])
-        }
+        try database.writeSetting(setting, nil)
         try httpCookieStore.settingsChanged(try database.read { try SettingsTable.values($0) })
     }
 }

@@ -363,6 +363,25 @@ import WebsiteDataTestSupport
         #expect(throws: StoreError.self) { try dataStore.set(.cookiesPolicy, to: "sometimes") }
     }
 
+    /// The typed policy, as WebKit's cookie store has it: set on one store object, read by
+    /// another on the same directory (as another process would), kept in the settings.
+    @Test func theTypedCookiePolicyIsSharedThroughTheSettings() throws {
+        let dir = TemporaryDirectory()
+        let crawler = try WebsiteDataStore.testing(dir.url)
+        let other = try WebsiteDataStore.testing(dir.url)
+        #expect(try crawler.httpCookieStore.cookiePolicy == .allowAll)
+        try other.httpCookieStore.setCookiePolicy(.disallow)
+        #expect(try crawler.httpCookieStore.cookiePolicy == .disallow)
+        #expect(reasons(try crawler.httpCookieStore.set("https://news.example/", "b=1")) == [.policy])
+        #expect(try crawler.settings()[.cookiesPolicy] == "disallow")
+        try other.httpCookieStore.setCookiePolicy(.allowAll)
+        try crawler.httpCookieStore.set("https://news.example/", "b=1")
+        #expect(try crawler.httpCookieStore.header("https://news.example/") == "b=1")
+        let readOnly = try WebsiteDataStore(directory: dir.url, configuration: .init(readOnly: true))
+        #expect(throws: StoreError.self) { try readOnly.httpCookieStore.setCookiePolicy(.disallow) }
+        #expect(try readOnly.httpCookieStore.cookiePolicy == .allowAll)
+    }
+
     // MARK: API writes
 
     @Test func apiSetCookieMeetsTheSameRules() throws {
