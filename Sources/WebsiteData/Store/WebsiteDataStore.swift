@@ -80,14 +80,38 @@ public final class WebsiteDataStore: Sendable {
 
     /// The default persistent store (`<root>/default`), opened as `configuration` says.
     ///
+    /// As WebKit's `default()`, every call returns the same object while one is in use in this
+    /// process (held by anyone); once none is, the next call opens the store again.
+    ///
     /// - Throws: as `init(directory:configuration:)`.
     public static func `default`(configuration: Configuration) throws -> WebsiteDataStore {
-        try WebsiteDataStore(
-            directory: try rootDirectory().appendingPathComponent("default"), identifier: nil, clock: { Date() },
+        try shared(
+            directory: try rootDirectory().appendingPathComponent("default"), identifier: nil,
             readOnly: configuration.readOnly)
     }
 
+    /// The store objects `default()` and `dataStore(forIdentifier:)` handed out, while in use.
+    private struct HeldStore: Sendable {
+        weak var store: WebsiteDataStore?
+    }
+    private static let heldStores = Locked<[String: HeldStore]>([:])
+
+    /// The store of `directory` opened this way that is in use in this process, or a new one.
+    static func shared(directory: URL, identifier: UUID?, readOnly: Bool) throws -> WebsiteDataStore {
+        let key = (readOnly ? "read-only " : "") + directory.standardizedFileURL.path
+        return try heldStores.withLock { held in
+            if let store = held[key]?.store { return store }
+            let store = try WebsiteDataStore(
+                directory: directory, identifier: identifier, clock: { Date() }, readOnly: readOnly)
+            held = held.filter { $0.value.store != nil }
+            held[key] = HeldStore(store: store)
+            return store
+        }
+    }
+
     /// The persistent store with this identifier, created when it does not exist.
+    ///
+    /// Every call returns the same object while one is in use in this process, as `default()`.
     public static func dataStore(forIdentifier identifier: UUID) throws -> WebsiteDataStore {
         try dataStore(forIdentifier: identifier, configuration: Configuration())
     }
@@ -104,8 +128,7 @@ public final class WebsiteDataStore: Sendable {
         if configuration.readOnly && !FileManager.default.fileExists(atPath: directory.path) {
             throw StoreError.noSuchStore(identifier: identifier)
         }
-        return try WebsiteDataStore(
-            directory: directory, identifier: identifier, clock: { Date() }, readOnly: configuration.readOnly)
+        return try shared(directory: directory, identifier: identifier, readOnly: configuration.readOnly)
     }
 
     /// The identifiers of every store made by `dataStore(forIdentifier:)`, sorted.

@@ -203,3 +203,35 @@ extension StoreTests {
         #expect(reopened.permissionWarnings.allSatisfy { $0.contains("readable or writable by others") })
     }
 }
+
+/// `default()` and `dataStore(forIdentifier:)` hand out one object per store while it is in use.
+@Suite struct SharedStoreTests {
+    let dir = TemporaryDirectory()
+
+    @Test func aStoreInUseIsHandedOutAgainAndAReleasedOneReopens() throws {
+        let directory = dir.url.appendingPathComponent("default")
+        let first = try WebsiteDataStore.shared(
+            directory: directory, identifier: nil, readOnly: false)
+        let again = try WebsiteDataStore.shared(directory: directory, identifier: nil, readOnly: false)
+        #expect(first === again)
+        // A read-only open is an object of its own.
+        let reading = try WebsiteDataStore.shared(directory: directory, identifier: nil, readOnly: true)
+        #expect(reading !== again)
+        let other = try WebsiteDataStore.shared(
+            directory: dir.url.appendingPathComponent("other"), identifier: nil, readOnly: false)
+        #expect(other !== again && other !== first)
+    }
+
+    @Test func aReleasedStoreIsOpenedAfresh() throws {
+        let directory = dir.url.appendingPathComponent("default")
+        weak var released: WebsiteDataStore?
+        do {
+            let store = try WebsiteDataStore.shared(directory: directory, identifier: nil, readOnly: false)
+            try store.httpCookieStore.set("https://example.com/", "a=1")
+            released = store
+        }
+        #expect(released == nil, "nothing else holds the store")
+        let reopened = try WebsiteDataStore.shared(directory: directory, identifier: nil, readOnly: false)
+        #expect(try reopened.httpCookieStore.header("https://example.com/") == "a=1")
+    }
+}
