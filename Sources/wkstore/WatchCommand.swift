@@ -48,6 +48,7 @@ struct WatchCommand: Command {
     }
 
     func run(_ invocation: Invocation) async throws {
+        if count == 0 { return }
         let sites = ClearCommand.readSites(self.sites)
         // Opened as a writer opens it (a store that does not exist is not created): a read-only
         // open of a store with no write-ahead log reads it as immutable, and would miss every change.
@@ -55,7 +56,6 @@ struct WatchCommand: Command {
         let feed = try store.changes(ofTypes: types ?? WebsiteDataType.all, since: since.map(ChangePosition.init))
         let output = invocation.output
         var printed: Int64 = 0
-        if count == 0 { return }
         for try await event in feed {
             if case .change(let change) = event, let sites, change.site != "*", !sites.contains(change.site) {
                 continue

@@ -264,20 +264,9 @@ import WebsiteDataTestSupport
         let executable = try #require(WKStoreExecutable.url)
         let words = [executable.path, "--store", sandbox.store.path] + arguments
         let command = words.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
-        let out = sandbox.root.appendingPathComponent("script-\(UUID().uuidString.prefix(8)).out")
-        _ = FileManager.default.createFile(atPath: out.path, contents: nil)
-        let process = Subprocess()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["script", "-qec", command, "/dev/null"]
-        process.environment = sandbox.environment
-        let handle = try FileHandle(forWritingTo: out)
-        defer { try? handle.close() }
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        return (process.terminationStatus, try Data(contentsOf: out))
+        let (status, terminal) = try runToolCapturingBytes(
+            ["script", "-qec", command, "/dev/null"], in: sandbox.root, environment: sandbox.environment)
+        return (status, terminal)
     }
 
     @Test func binaryOutputIsNotWrittenToATerminalUnlessOutputDashSaysSo() throws {

@@ -145,14 +145,13 @@ extension StoreDatabase {
             try db.transaction(write: false) {
                 let trimmed = try SettingsTable.number(Self.trimmedThroughKey, db)
                 let newest = try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0
-                let timeAt: Int32 = 6 + 13
                 let changes = try db.rows(
-                    "SELECT seq, type, site, cause, since, op, \(CookiePersistence.columns), time FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?",
+                    "SELECT seq, type, site, cause, since, time, op, \(CookiePersistence.columns) FROM change_log WHERE seq > ? ORDER BY seq LIMIT ?",
                     [.integer(position), .integer(Int64(limit))]
                 ) { row -> (Int64, WebsiteDataChange?) in
                     let seq = row.int(0)
-                    guard let entry = ChangeLogEntry(row, cookieAt: 5) else { return (seq, nil) }
-                    return (seq, entry.change(date: Date(timeIntervalSince1970: row.double(timeAt))))
+                    guard let entry = ChangeLogEntry(row, cookieAt: 6) else { return (seq, nil) }
+                    return (seq, entry.change(date: Date(timeIntervalSince1970: row.double(5))))
                 }
                 return (changes, trimmed, newest)
             }
