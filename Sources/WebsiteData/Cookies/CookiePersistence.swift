@@ -37,7 +37,7 @@ enum CookiePersistence {
     }
 
     /// Binds the cookie's 13 columns (in the order of `columns`) from parameter `first`.
-    static func bind(_ c: Cookie, to statement: Statement, from first: Int32) throws(DatabaseError) {
+    static func bind(_ c: Cookie, to statement: any DatabaseStatement, from first: Int32) throws {
         try statement.bind(.text(c.name), at: first)
         try statement.bind(.text(c.value), at: first + 1)
         try statement.bind(.text(c.domain), at: first + 2)

@@ -10,6 +10,7 @@ extension StoreDatabase {
             """
             INSERT INTO change_log (type, site, cause, time, since, op, \(CookiePersistence.columns))
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            RETURNING seq
             """)
         let time = Date().timeIntervalSince1970
         var range: ClosedRange<Int64>?
@@ -24,8 +25,9 @@ extension StoreDatabase {
                 try statement.bind(.integer(logged.op.rawValue), at: 6)
                 try CookiePersistence.bind(logged.cookie, to: statement, from: 7)
             }
-            try statement.run()
-            let seq = sqlite3LastInsertRowID(db)
+            guard let seq = try statement.runReturning()?.int64 else {
+                throw StoreError.notAStore(detail: "the change log gave no position to an appended entry")
+            }
             range = (range?.lowerBound ?? seq)...seq
         }
         return range
@@ -226,5 +228,3 @@ struct ForeignChanges: Sendable {
     /// The log was trimmed past this reader's position: reload everything.
     var everything: Bool
 }
-
-private func sqlite3LastInsertRowID(_ db: DatabaseConnection) -> Int64 { sqlite3_last_insert_rowid(db.handle) }

@@ -1,140 +1,78 @@
-import CSQLite
 import Foundation
 
-/// One SQLite connection, with its prepared-statement cache.
+/// The engine that holds a store's database.
+enum DatabaseEngine: Sendable, Equatable {
+    /// A SQLite file in the store's directory, or SQLite in memory.
+    case sqlite
+    /// A PostgreSQL server shared by a fleet of machines.
+    case postgreSQL
+}
+
+/// A connection to a store's database, on either engine: what every data type's rules are
+/// written against.
 ///
-/// Not thread-safe: every use goes through the lock of the object that owns it
-/// (`LockedConnection`). A connection opens in WAL mode with a busy timeout, so
-/// several processes can read while one writes and a writer waits out another's lock.
-final class DatabaseConnection {
-    /// Where a connection's data lives.
-    enum Location: Sendable, Equatable {
-        /// A file on disk.
-        case file(URL)
-        /// A private in-memory database, gone when the connection closes.
-        case memory
-    }
-
-    let handle: OpaquePointer
-    let location: Location
-    private var statements: [String: Statement] = [:]
-
-    /// Opens a connection.
-    ///
-    /// - Parameters:
-    ///   - location: the file, or memory.
-    ///   - readOnly: open without write access (the file must exist).
-    ///   - busyTimeout: how long to wait for another connection's lock before failing with `.busy`.
-    ///   - uriParameters: query parameters of a `file:` URI for a file (`immutable=1`), or `nil`.
-    init(
-        location: Location, readOnly: Bool = false, busyTimeout: Duration = .seconds(30),
-        uriParameters: String? = nil
-    ) throws(DatabaseError) {
-        var pointer: OpaquePointer?
-        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE
-        flags |= readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
-        var path: String
-        switch location {
-        case .file(let url): path = url.path
-        case .memory: path = ":memory:"
-        }
-        if let uriParameters, case .file(let url) = location {
-            // Characters a URI path may not hold as they are (`?`, `#`, `%`…) are escaped.
-            var allowed = CharacterSet.urlPathAllowed
-            allowed.remove(charactersIn: "?#%;")
-            path = "file:" + (url.path.addingPercentEncoding(withAllowedCharacters: allowed) ?? url.path)
-            path += "?" + uriParameters
-            flags |= SQLITE_OPEN_URI
-        }
-        let code = sqlite3_open_v2(path, &pointer, flags, nil)
-        guard code == SQLITE_OK, let pointer else {
-            let error = DatabaseError(connection: pointer, code: code)
-            sqlite3_close_v2(pointer)
-            throw error
-        }
-        self.handle = pointer
-        self.location = location
-        sqlite3_extended_result_codes(pointer, 1)
-        let (seconds, attoseconds) = busyTimeout.components
-        sqlite3_busy_timeout(pointer, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
-        _ = wk_sqlite_db_config_int(pointer, SQLITE_DBCONFIG_DEFENSIVE, 1)
-    }
-
-    deinit {
-        statements.removeAll()
-        sqlite3_close_v2(handle)
-    }
-
-    /// A cached prepared statement for `sql`.
-    func statement(_ sql: String) throws(DatabaseError) -> Statement {
-        if let cached = statements[sql] { return cached }
-        let statement = try Statement(connection: self, sql: sql)
-        statements[sql] = statement
-        return statement
-    }
-
-    /// Runs one or more SQL statements that return no rows.
-    func execute(_ sql: String) throws(DatabaseError) {
-        var message: UnsafeMutablePointer<CChar>?
-        let code = sqlite3_exec(handle, sql, nil, nil, &message)
-        if code != SQLITE_OK {
-            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(code))
-            sqlite3_free(message)
-            throw DatabaseError(code: .init(rawValue: sqlite3_extended_errcode(handle)), message: text, sql: sql)
-        }
-    }
-
+/// SQL is written once for both engines, in the dialect they share: `?` parameters (`?NNN`
+/// numbered), `INSERT … ON CONFLICT`, `RETURNING`, `coalesce`. Where they differ (blobs kept in
+/// files beside a SQLite store, SQLite's own pragmas), the code asks `engine`.
+///
+/// Not thread-safe: a connection is used under the lock of the object that owns it
+/// (`LockedConnection`).
+protocol DatabaseConnection: AnyObject {
+    /// The engine behind the connection.
+    var engine: DatabaseEngine { get }
+    /// Runs one or more SQL statements without parameters that return no rows.
+    func execute(_ sql: String) throws
     /// Runs one statement with `values` bound.
-    func execute(_ sql: String, _ values: [DatabaseValue]) throws(DatabaseError) {
-        try statement(sql).execute(values)
-    }
-
-    /// Reads rows of one statement.
-    func rows<T>(_ sql: String, _ values: [DatabaseValue] = [], _ read: (Row) throws -> T) throws -> [T] {
-        try statement(sql).rows(values, read)
-    }
-
+    func execute(_ sql: String, _ values: [DatabaseValue]) throws
+    /// Reads the rows of one statement.
+    func rows<T>(_ sql: String, _ values: [DatabaseValue], _ read: (Row) throws -> T) throws -> [T]
     /// Reads the first column of the first row.
-    func scalar(_ sql: String, _ values: [DatabaseValue] = []) throws(DatabaseError) -> DatabaseValue? {
-        try statement(sql).scalar(values)
-    }
-
+    func scalar(_ sql: String, _ values: [DatabaseValue]) throws -> DatabaseValue?
+    /// A prepared statement for `sql`, cached by the connection, for binding many rows in turn.
+    func statement(_ sql: String) throws -> any DatabaseStatement
     /// Rows changed by the last statement.
-    var changes: Int { Int(sqlite3_changes64(handle)) }
-
+    var changes: Int { get }
     /// Whether a transaction is open.
-    var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+    var isInTransaction: Bool { get }
+    /// Runs `body` in a transaction and commits it; rolls back if `body` throws. A write
+    /// transaction takes the engine's write lock up front where it has one (SQLite).
+    func transaction<T>(write: Bool, _ body: () throws -> T) throws -> T
+}
 
-    /// Runs `body` in a transaction and commits it; rolls back if `body` throws.
-    ///
-    /// Writes use `BEGIN IMMEDIATE`, so the write lock is taken (or waited for) up front and a
-    /// transaction never fails half-way for lack of it.
-    func transaction<T>(write: Bool = true, _ body: () throws -> T) throws -> T {
-        // Prepared once and cached, like every statement: a commit per call is the common case.
-        try execute(write ? "BEGIN IMMEDIATE" : "BEGIN DEFERRED", [])
-        do {
-            let result = try body()
-            try execute("COMMIT", [])
-            return result
-        } catch {
-            if isInTransaction { try? execute("ROLLBACK") }
-            throw error
-        }
-    }
+extension DatabaseConnection {
+    /// Reads the rows of one statement without parameters.
+    func rows<T>(_ sql: String, _ read: (Row) throws -> T) throws -> [T] { try rows(sql, [], read) }
+    /// Reads the first column of the first row of a statement without parameters.
+    func scalar(_ sql: String) throws -> DatabaseValue? { try scalar(sql, []) }
+    /// Runs `body` in a write transaction.
+    func transaction<T>(_ body: () throws -> T) throws -> T { try transaction(write: true, body) }
+}
+
+/// A prepared statement whose parameters are bound one by one, then run.
+protocol DatabaseStatement: AnyObject {
+    /// Clears the bound values, ready for the next row.
+    func reset() throws
+    /// Binds parameter `index` (1-based); parameters left unbound are `NULL`.
+    func bind(_ value: DatabaseValue, at index: Int32) throws
+    /// Runs the statement with the values bound since `reset`.
+    func run() throws
+    /// Runs the statement with the values bound since `reset` and returns the first column of
+    /// its first row (a `RETURNING` clause), if any.
+    func runReturning() throws -> DatabaseValue?
 }
 
 /// A connection behind a lock: the only way a connection is shared between threads.
 ///
 /// `@unchecked Sendable` because the connection is touched only inside `withLock`, and a
-/// `DatabaseConnection` never escapes the closure (callers return values, not the connection).
-final class LockedConnection: @unchecked Sendable {
+/// connection never escapes the closure (callers return values, not the connection).
+final class LockedConnection<Connection>: @unchecked Sendable {
     private let lock = NSLock()
-    private let connection: DatabaseConnection
+    private let connection: Connection
 
-    init(_ connection: DatabaseConnection) { self.connection = connection }
+    init(_ connection: Connection) { self.connection = connection }
 
     /// Runs `body` with the connection, holding the lock.
-    func withLock<T>(_ body: (DatabaseConnection) throws -> T) rethrows -> T {
+    func withLock<T>(_ body: (Connection) throws -> T) rethrows -> T {
         lock.lock()
         defer { lock.unlock() }
         return try body(connection)

@@ -60,8 +60,8 @@ extension StoreDatabase {
     }
 
     /// A read-only connection to `file` with `parameters` from `readOnlyParameters`.
-    static func readOnlyConnection(file: URL, parameters: String) throws(DatabaseError) -> DatabaseConnection {
-        let connection = try DatabaseConnection(location: .file(file), readOnly: true, uriParameters: parameters)
+    static func readOnlyConnection(file: URL, parameters: String) throws(DatabaseError) -> SQLiteConnection {
+        let connection = try SQLiteConnection(location: .file(file), readOnly: true, uriParameters: parameters)
         try connection.execute("PRAGMA query_only = 1")
         return connection
     }
@@ -71,7 +71,7 @@ extension StoreDatabase {
         if let readOnlyURIParameters {
             return try Self.readOnlyConnection(file: file, parameters: readOnlyURIParameters)
         }
-        let connection = try DatabaseConnection(location: .file(file))
+        let connection = try SQLiteConnection(location: .file(file))
         try connection.execute("PRAGMA query_only = 1")
         return connection
     }

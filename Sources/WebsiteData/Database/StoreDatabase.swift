@@ -11,9 +11,9 @@ final class StoreDatabase: Sendable {
     let directory: URL?
     /// The main database file, or `nil` in memory.
     let file: URL?
-    let writer: LockedConnection
+    let writer: LockedConnection<any DatabaseConnection>
     /// A second connection for reads, so a lookup never waits for a commit. In memory, `nil`: reads use the writer.
-    let reader: LockedConnection?
+    let reader: LockedConnection<any DatabaseConnection>?
     private let queue = CommitQueue()
     /// Change-log sequence numbers this object wrote, so its own commits don't look like another process's.
     let ownSequences = Locked<OwnSequences>(OwnSequences())
@@ -66,7 +66,7 @@ final class StoreDatabase: Sendable {
         self.directory = directory
         self.folds = folds
         guard let directory else {
-            let connection = try DatabaseConnection(location: .memory)
+            let connection = try SQLiteConnection(location: .memory)
             try Migrator().migrate(connection, path: ":memory:")
             self.file = nil
             self.permissionProblems = []
@@ -84,7 +84,7 @@ final class StoreDatabase: Sendable {
         let existed = FileManager.default.fileExists(atPath: file.path)
         let writer: DatabaseConnection
         do {
-            writer = try DatabaseConnection(location: .file(file))
+            writer = try SQLiteConnection(location: .file(file))
             // Check before anything is written: a newer or foreign file is refused untouched.
             try Migrator().check(writer, path: file.path)
             if !existed {
@@ -124,7 +124,7 @@ final class StoreDatabase: Sendable {
             self.permissionProblems = []
         }
         self.writer = LockedConnection(writer)
-        self.reader = LockedConnection(try DatabaseConnection(location: .file(file)))
+        self.reader = LockedConnection(try SQLiteConnection(location: .file(file)))
         // Made only once the store has opened: a refused store gains no file.
         self.changeCounter = ChangeCounter(directory: directory)
     }

@@ -28,8 +28,10 @@ extension WebsiteDataStore {
         }
         try Self.makeDirectory(destination)
         do {
-            let copy = try DatabaseConnection(location: .file(target))
-            try database.read { source in
+            let copy = try SQLiteConnection(location: .file(target))
+            try database.read { db in
+                // A store with a directory is a SQLite store.
+                guard let source = db as? SQLiteConnection else { return }
                 guard let backup = sqlite3_backup_init(copy.handle, "main", source.handle, "main") else {
                     throw DatabaseError(connection: copy.handle, code: sqlite3_errcode(copy.handle))
                 }

@@ -13,7 +13,7 @@ import WebsiteDataTestSupport
     /// The cookies the file's cookies table holds (name=value), after folding the whole log.
     func foldedTable(_ store: WebsiteDataStore) throws -> [String: String] {
         try store.database.foldChangeLog()
-        let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        let db = try SQLiteConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
         return Dictionary(
             uniqueKeysWithValues: try db.rows("SELECT name, value FROM cookies") { ($0.string(0), $0.string(1)) })
     }
@@ -141,7 +141,7 @@ import WebsiteDataTestSupport
             try store.httpCookieStore.set("https://other.example.org/", "c=4; Max-Age=86400")
             try store.httpCookieStore.set("https://other.example.org/", "d=; Max-Age=0")
         }
-        let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        let db = try SQLiteConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
         try db.execute("UPDATE cookies SET site = 'zzz-old.example' WHERE name IN ('c', 'd')")
         let reopened = try WebsiteDataStore.testing(dir.url, clock: clock)
         #expect(try view(reopened) == ["p": "1", "c": "4", "m": "1"])
@@ -188,7 +188,7 @@ import WebsiteDataTestSupport
         #expect(try store.httpCookieStore.header("https://example.com/") == "a=1; b=1")
         try store.httpCookieStore.set("https://example.com/", "b=2; Max-Age=86400")
         #expect(try foldedTable(store) == ["a": "1", "b": "2"])
-        let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        let db = try SQLiteConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
         let access = Dictionary(
             uniqueKeysWithValues: try db.rows("SELECT name, last_access FROM cookies") { ($0.string(0), $0.double(1)) })
         #expect(access["a"] == start.timeIntervalSince1970 + 3600)
@@ -216,7 +216,7 @@ import WebsiteDataTestSupport
             let summary = try store.httpCookieStore.setCookies(cookies)
             #expect(summary.stored == perBatch)
         }
-        let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        let db = try SQLiteConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
         let folded = try CookiePersistence.foldedThrough(db)
         #expect(folded > StoreTuning.cookieLogFoldEntries)
         #expect(try db.scalar("SELECT count(*) FROM cookies")?.int64 ?? 0 > 10_000)

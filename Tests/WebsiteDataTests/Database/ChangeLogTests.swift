@@ -66,7 +66,7 @@ import WebsiteDataTestSupport
     /// their positions, now by code, and its numbering continues after its newest.
     @Test func aSchema6LogKeepsItsEntriesAndPositions() throws {
         do {
-            let db = try DatabaseConnection(location: .file(file))
+            let db = try SQLiteConnection(location: .file(file))
             try Migrator(migrations: embeddedMigrations.filter { $0.version <= 6 }).migrate(db, path: file.path)
             for type in ["cookies", "localstorage", "indexeddb", "diskcache"] {
                 try db.execute("INSERT INTO change_log (data_type, site) VALUES (?, 'example.com')", [.text(type)])
@@ -118,7 +118,7 @@ import WebsiteDataTestSupport
         for index in 0..<10 { try store.localStorage.setItem("old\(index)", "v", origin: origin) }
         let newest = try store.database.newestSequence()
         do {
-            let db = try DatabaseConnection(location: .file(file))
+            let db = try SQLiteConnection(location: .file(file))
             try db.execute("UPDATE change_log SET time = time - 7200")
         }
         try store.database.foldChangeLog()

@@ -62,7 +62,7 @@ import WebsiteDataTestSupport
             // What the kill left: files no committed row names (a body written before its row, a
             // caller's temporary file, a read-back copy).
             let before = Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
-            let db = try DatabaseConnection(location: .file(store.appendingPathComponent(StoreDatabase.fileName)))
+            let db = try SQLiteConnection(location: .file(store.appendingPathComponent(StoreDatabase.fileName)))
             orphans +=
                 before.subtracting(
                     try db.rows("SELECT body_file FROM http_cache WHERE body_file IS NOT NULL") { $0.string(0) }

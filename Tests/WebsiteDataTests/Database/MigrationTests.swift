@@ -11,7 +11,7 @@ import WebsiteDataTestSupport
 
     @Test func aFreshStoreRecordsEveryMigration() throws {
         _ = try WebsiteDataStore.testing(dir.url)
-        let db = try DatabaseConnection(location: .file(file))
+        let db = try SQLiteConnection(location: .file(file))
         let versions = try db.rows("SELECT version FROM wkstore_schema ORDER BY version") { Int($0.int(0)) }
         #expect(versions == embeddedMigrations.map(\.version))
         #expect(versions.first == 1)
@@ -22,7 +22,7 @@ import WebsiteDataTestSupport
     @Test func reopeningAppliesNothingTwice() throws {
         _ = try WebsiteDataStore.testing(dir.url)
         _ = try WebsiteDataStore.testing(dir.url)
-        let db = try DatabaseConnection(location: .file(file))
+        let db = try SQLiteConnection(location: .file(file))
         #expect(try db.scalar("SELECT count(*) FROM wkstore_schema")?.int64 == Int64(embeddedMigrations.count))
     }
 
@@ -31,7 +31,7 @@ import WebsiteDataTestSupport
     /// longer gives their domain are refiled under the right one.
     @Test func aSchema4StoreMovesToSiteOrderedCookiesKeepingEverything() async throws {
         do {
-            let db = try DatabaseConnection(location: .file(file))
+            let db = try SQLiteConnection(location: .file(file))
             try Migrator(migrations: embeddedMigrations.filter { $0.version <= 4 }).migrate(db, path: file.path)
             let columns =
                 "site, name, value, domain, path, host_only, secure, http_only, same_site, partition_key, expires, created, last_access, modified"
@@ -59,7 +59,7 @@ import WebsiteDataTestSupport
         // The deletion, logged, reaches the table when the log is folded: under the site the
         // row was refiled to.
         try store.database.foldChangeLog()
-        let db = try DatabaseConnection(location: .file(file))
+        let db = try SQLiteConnection(location: .file(file))
         #expect(
             try db.rows("SELECT site, name FROM cookies ORDER BY name") { "\($0.string(0)) \($0.string(1))" }
                 == ["example.com a", "example.com b"])
@@ -79,7 +79,7 @@ import WebsiteDataTestSupport
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let file = directory.appendingPathComponent(StoreDatabase.fileName)
         do {
-            let db = try DatabaseConnection(location: .file(file))
+            let db = try SQLiteConnection(location: .file(file))
             try db.execute("PRAGMA journal_mode = WAL")
             try Migrator(migrations: embeddedMigrations.filter { $0.version <= version }).migrate(db, path: file.path)
             try db.execute(
@@ -94,7 +94,7 @@ import WebsiteDataTestSupport
         let store = try WebsiteDataStore.testing(directory)
         #expect(try store.httpCookieStore.header("https://example.com/") == "kept=v\(version)")
         #expect(try store.settings()[.cookiesMaxPerSite] == "50")
-        let db = try DatabaseConnection(location: .file(file))
+        let db = try SQLiteConnection(location: .file(file))
         #expect(
             try db.rows("SELECT version FROM wkstore_schema ORDER BY version") { Int($0.int(0)) }
                 == embeddedMigrations.map(\.version))
@@ -102,7 +102,7 @@ import WebsiteDataTestSupport
     }
 
     @Test func migrationsRunInOrderAndOnce() throws {
-        let db = try DatabaseConnection(location: .memory)
+        let db = try SQLiteConnection(location: .memory)
         let migrator = Migrator(migrations: [
             EmbeddedMigration(version: 2, name: "0002_b", sql: "INSERT INTO log VALUES ('b')"),
             EmbeddedMigration(
@@ -114,7 +114,7 @@ import WebsiteDataTestSupport
     }
 
     @Test func aFailingMigrationLeavesNothingBehind() throws {
-        let db = try DatabaseConnection(location: .memory)
+        let db = try SQLiteConnection(location: .memory)
         let migrator = Migrator(migrations: [
             EmbeddedMigration(version: 1, name: "0001_a", sql: "CREATE TABLE t (x); INSERT INTO nowhere VALUES (1)")
         ])
@@ -129,7 +129,7 @@ import WebsiteDataTestSupport
             try store.httpCookieStore.set("https://example.com/", "a=1")
         }
         do {
-            let db = try DatabaseConnection(location: .file(file))
+            let db = try SQLiteConnection(location: .file(file))
             try db.execute("INSERT INTO wkstore_schema VALUES (999, '0999_future', 0)")
             try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
@@ -174,7 +174,7 @@ import WebsiteDataTestSupport
 
     @Test func anotherProgramsDatabaseIsRefusedUntouched() throws {
         do {
-            let db = try DatabaseConnection(location: .file(file))
+            let db = try SQLiteConnection(location: .file(file))
             try db.execute("CREATE TABLE moz_cookies (id INTEGER PRIMARY KEY, name TEXT)")
         }
         let before = try Data(contentsOf: file)

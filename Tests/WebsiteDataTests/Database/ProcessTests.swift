@@ -44,7 +44,7 @@ import WebsiteDataTestSupport
         #expect(mode == 0o600)
         let before = try Data(contentsOf: counter)
         do {
-            let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+            let db = try SQLiteConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
             try db.execute(
                 """
                 INSERT INTO change_log (type, site, cause, time, op, \(CookiePersistence.columns))

@@ -94,7 +94,7 @@ import WebsiteDataTestSupport
         let file = store.appendingPathComponent(StoreDatabase.fileName)
         do {
             // Put everything in the main file so that truncating it loses pages.
-            let db = try DatabaseConnection(location: .file(file))
+            let db = try SQLiteConnection(location: .file(file))
             try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }
         let full = try Data(contentsOf: file)

@@ -66,7 +66,7 @@ import WebsiteDataTestSupport
         try cache.replaceGroup(
             manifestURL: manifestURL, manifest: Data("v1".utf8), entries: [entry("/a.js", "a1"), entry("/b.js", "b1")])
         // Make the database refuse one entry of the update, after the old entries were deleted.
-        let raw = try DatabaseConnection(location: .file(dir.path("store.sqlite")))
+        let raw = try SQLiteConnection(location: .file(dir.path("store.sqlite")))
         try raw.execute(
             """
             CREATE TRIGGER refuse BEFORE INSERT ON appcache_entries WHEN NEW.url LIKE '%boom%'

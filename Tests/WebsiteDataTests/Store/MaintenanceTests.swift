@@ -18,7 +18,7 @@ import WebsiteDataTestSupport
         #expect(writer.wait() == 0)
         let copy = try WebsiteDataStore(directory: dir.path("copy"))
         #expect(try copy.httpCookieStore.header("https://example.com/") == "before=1")
-        let db = try DatabaseConnection(location: .file(dir.path("copy/\(StoreDatabase.fileName)")))
+        let db = try SQLiteConnection(location: .file(dir.path("copy/\(StoreDatabase.fileName)")))
         #expect(try db.scalar("PRAGMA integrity_check")?.text == "ok")
         // Whole batches only: the copy is one snapshot.
         let names = try copy.httpCookieStore.allCookies().map(\.name).filter { $0 != "before" }

@@ -249,7 +249,7 @@ import Testing
         let file = directory.appendingPathComponent(StoreDatabase.fileName)
         let latest = Migrator().latestVersion
         func edit(_ sql: String) throws {
-            let db = try DatabaseConnection(location: .file(file))
+            let db = try SQLiteConnection(location: .file(file))
             try db.execute(sql)
             try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         }

@@ -171,14 +171,14 @@ import WebsiteDataTestSupport
     // MARK: Helpers
 
     func rows(_ sql: String) throws -> [String] {
-        let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        let db = try SQLiteConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
         return try db.rows(sql) { $0.string(0) }
     }
 
     /// The names of the cookies the store's file holds (its cookies table and the cookie
     /// changes logged after the last fold), read with a connection of its own.
     func storedCookieNames() throws -> [String] {
-        let db = try DatabaseConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        let db = try SQLiteConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
         let jar = try db.transaction(write: false) { try CookiePersistence.loadAll(db, limits: CookieLimits()) }
         return jar.all.map(\.name).sorted()
     }

@@ -178,7 +178,7 @@ enum StoreFiles {
     /// `PRAGMA integrity_check` of an SQLite file, read through a connection of its own
     /// (which, like any opener, replays a write-ahead log left by a killed writer).
     static func integrityCheck(_ file: URL) throws -> String {
-        let db = try DatabaseConnection(location: .file(file))
+        let db = try SQLiteConnection(location: .file(file))
         return try db.rows("PRAGMA integrity_check") { $0.string(0) }.joined(separator: "; ")
     }
 

@@ -80,6 +80,13 @@ public struct PostgreSQLField: Sendable, Equatable {
     }
 
     static let byteaOID: UInt32 = 17
+    static let boolOID: UInt32 = 16
+    static let int8OID: UInt32 = 20
+    static let int2OID: UInt32 = 21
+    static let int4OID: UInt32 = 23
+    static let float4OID: UInt32 = 700
+    static let float8OID: UInt32 = 701
+    static let numericOID: UInt32 = 1700
 
     /// The bytes of a `bytea` in hex output form (`\x` then two digits a byte), the form a server
     /// of version 9.0 or later sends; `nil` for any other form.

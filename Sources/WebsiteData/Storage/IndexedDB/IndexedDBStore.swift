@@ -42,7 +42,7 @@ public final class IndexedDBStore: Sendable {
     let database: StoreDatabase
     let clock: @Sendable () -> Date
     /// Idle reader connections of a persistent store, reused by read-only transactions.
-    private let idleReaders = Locked<[LockedConnection]>([])
+    private let idleReaders = Locked<[LockedConnection<any DatabaseConnection>]>([])
 
     /// Whether a transaction is running on this thread (or task): nested ones are refused.
     @TaskLocal static var transactionActive = false
@@ -196,9 +196,9 @@ public final class IndexedDBStore: Sendable {
         }
     }
 
-    private func takeReader(_ file: URL) throws -> LockedConnection {
+    private func takeReader(_ file: URL) throws -> LockedConnection<any DatabaseConnection> {
         if let reader = idleReaders.withLock({ $0.popLast() }) { return reader }
-        return LockedConnection(try database.newReaderConnection(file: file))
+        return LockedConnection<any DatabaseConnection>(try database.newReaderConnection(file: file))
     }
 }
 

@@ -51,7 +51,7 @@ enum WebSQLAuthorizer {
     }
 
     /// Installs the authorizer on a connection (before a user's statement is compiled).
-    static func install(on connection: DatabaseConnection) {
+    static func install(on connection: SQLiteConnection) {
         sqlite3_set_authorizer(
             connection.handle,
             { _, action, first, second, _, _ in
@@ -62,12 +62,12 @@ enum WebSQLAuthorizer {
     }
 
     /// Removes the authorizer (after a user's statement has run).
-    static func remove(from connection: DatabaseConnection) {
+    static func remove(from connection: SQLiteConnection) {
         sqlite3_set_authorizer(connection.handle, nil, nil)
     }
 
     /// Forbids attaching databases on a connection, whatever the SQL (`ATTACH`, `VACUUM INTO`).
-    static func forbidAttaching(on connection: DatabaseConnection) {
+    static func forbidAttaching(on connection: SQLiteConnection) {
         sqlite3_limit(connection.handle, SQLITE_LIMIT_ATTACHED, 0)
     }
 }

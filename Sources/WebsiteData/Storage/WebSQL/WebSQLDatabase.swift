@@ -114,7 +114,7 @@ public final class WebSQLDatabase: Sendable {
 
     // MARK: - Internals
 
-    private func run<T>(readOnly: Bool, _ body: (WebSQLTransaction, DatabaseConnection) throws -> T) throws -> T {
+    private func run<T>(readOnly: Bool, _ body: (WebSQLTransaction, SQLiteConnection) throws -> T) throws -> T {
         try storage.checkPresent(entry, connection)
         return try connection.locked.withLock { db in
             do { try db.execute(readOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE") } catch let error as DatabaseError {
@@ -137,13 +137,13 @@ public final class WebSQLDatabase: Sendable {
 
 /// The one connection a process has to a WebSQL database, shared by its handles.
 final class WebSQLConnection: Sendable {
-    let locked: LockedConnection
+    let locked: LockedConnection<SQLiteConnection>
     /// The file, or `nil` in memory.
     let file: URL?
     /// Set when the database is removed, so handles stop using it.
     let removed = Atomic<Bool>(false)
 
-    init(locked: LockedConnection, file: URL?) {
+    init(locked: LockedConnection<SQLiteConnection>, file: URL?) {
         self.locked = locked
         self.file = file
     }

@@ -244,7 +244,7 @@ public final class WebSQLStorage: Sendable {
     private func makeConnection(_ entry: CatalogEntry) throws -> WebSQLConnection {
         guard let url = try fileURL(entry), let directory else {
             do {
-                let db = try DatabaseConnection(location: .memory)
+                let db = try SQLiteConnection(location: .memory)
                 WebSQLAuthorizer.forbidAttaching(on: db)
                 return WebSQLConnection(locked: LockedConnection(db), file: nil)
             } catch {
@@ -278,13 +278,13 @@ public final class WebSQLStorage: Sendable {
         }
         close(fd)
         do {
-            let db = try DatabaseConnection(location: .file(url))
+            let db = try SQLiteConnection(location: .file(url))
             if try db.scalar("PRAGMA journal_mode")?.text != "wal" { try db.execute("PRAGMA journal_mode = WAL") }
             try db.execute("PRAGMA synchronous = NORMAL")
             WebSQLAuthorizer.forbidAttaching(on: db)
             return WebSQLConnection(locked: LockedConnection(db), file: url)
         } catch {
-            throw StoreError.cannotOpen(path: url.path, detail: error.message)
+            throw StoreError.cannotOpen(path: url.path, detail: (error as? DatabaseError)?.message ?? "\(error)")
         }
     }
 

@@ -7,12 +7,12 @@ import CSQLite
 /// Valid only inside that closure: a call after it returned throws. Not thread-safe: use it
 /// from the closure's thread.
 public final class WebSQLTransaction {
-    private let connection: DatabaseConnection
+    private let connection: SQLiteConnection
     /// Whether the transaction may only read (`readTransaction`).
     public let isReadOnly: Bool
     private var finished = false
 
-    init(connection: DatabaseConnection, readOnly: Bool) {
+    init(connection: SQLiteConnection, readOnly: Bool) {
         self.connection = connection
         self.isReadOnly = readOnly
     }
@@ -37,8 +37,8 @@ public final class WebSQLTransaction {
         guard !finished else { throw WebSQLError(.database, "the transaction has ended", sql: sql) }
         WebSQLAuthorizer.install(on: connection)
         defer { WebSQLAuthorizer.remove(from: connection) }
-        let statement: Statement
-        do { statement = try Statement(connection: connection, sql: sql) } catch {
+        let statement: SQLiteStatement
+        do { statement = try SQLiteStatement(connection: connection, sql: sql) } catch {
             if error.code.rawValue == SQLITE_OK { throw WebSQLError(.syntax, "the SQL holds no statement", sql: sql) }
             throw WebSQLError(error, preparing: true)
         }

@@ -1,24 +1,15 @@
 import CSQLite
 import Foundation
 
-/// A value bound to, or read from, an SQL statement.
-enum DatabaseValue: Sendable, Equatable {
-    case null
-    case integer(Int64)
-    case real(Double)
-    case text(String)
-    case blob([UInt8])
-}
-
-/// A prepared statement that owns its SQLite pointer and finalises it when released.
+/// A prepared SQLite statement that owns its pointer and finalises it when released.
 ///
-/// Not thread-safe: a statement belongs to one `DatabaseConnection` and is used under its lock.
-final class Statement {
+/// Not thread-safe: a statement belongs to one `SQLiteConnection` and is used under its lock.
+final class SQLiteStatement: DatabaseStatement {
     let handle: OpaquePointer
     let sql: String
-    unowned let connection: DatabaseConnection
+    unowned let connection: SQLiteConnection
 
-    init(connection: DatabaseConnection, sql: String) throws(DatabaseError) {
+    init(connection: SQLiteConnection, sql: String) throws(DatabaseError) {
         var pointer: OpaquePointer?
         let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
         guard code == SQLITE_OK, let pointer else {
@@ -31,8 +22,10 @@ final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
+    func reset() throws(DatabaseError) { try reset(binding: []) }
+
     /// Resets the statement and binds `values` to its parameters, in order.
-    func reset(binding values: [DatabaseValue] = []) throws(DatabaseError) {
+    func reset(binding values: [DatabaseValue]) throws(DatabaseError) {
         sqlite3_reset(handle)
         sqlite3_clear_bindings(handle)
         for (offset, value) in values.enumerated() {
@@ -94,12 +87,20 @@ final class Statement {
         sqlite3_reset(handle)
     }
 
+    func runReturning() throws(DatabaseError) -> DatabaseValue? {
+        defer { sqlite3_reset(handle) }
+        guard try step() else { return nil }
+        let value = Row(sqlite: handle)[0]
+        while try step() {}
+        return value
+    }
+
     /// Runs the statement and collects one value per row with `read`.
     func rows<T>(_ values: [DatabaseValue] = [], _ read: (Row) throws -> T) throws -> [T] {
         try reset(binding: values)
         defer { sqlite3_reset(handle) }
         var result: [T] = []
-        let row = Row(statement: self)
+        let row = Row(sqlite: handle)
         while try step() { result.append(try read(row)) }
         return result
     }
@@ -109,54 +110,6 @@ final class Statement {
         try reset(binding: values)
         defer { sqlite3_reset(handle) }
         guard try step() else { return nil }
-        return Row(statement: self)[0]
+        return Row(sqlite: handle)[0]
     }
-}
-
-/// The current row of a stepping statement. Valid only until the next step.
-struct Row {
-    let statement: Statement
-
-    var count: Int { Int(sqlite3_column_count(statement.handle)) }
-
-    subscript(index: Int32) -> DatabaseValue {
-        let h = statement.handle
-        switch sqlite3_column_type(h, index) {
-        case SQLITE_INTEGER: return .integer(sqlite3_column_int64(h, index))
-        case SQLITE_FLOAT: return .real(sqlite3_column_double(h, index))
-        case SQLITE_TEXT: return .text(string(index))
-        case SQLITE_BLOB: return .blob(blob(index))
-        default: return .null
-        }
-    }
-
-    func isNull(_ index: Int32) -> Bool { sqlite3_column_type(statement.handle, index) == SQLITE_NULL }
-    func int(_ index: Int32) -> Int64 { sqlite3_column_int64(statement.handle, index) }
-    func double(_ index: Int32) -> Double { sqlite3_column_double(statement.handle, index) }
-    func bool(_ index: Int32) -> Bool { sqlite3_column_int64(statement.handle, index) != 0 }
-    func string(_ index: Int32) -> String {
-        guard let text = sqlite3_column_text(statement.handle, index) else { return "" }
-        let count = Int(sqlite3_column_bytes(statement.handle, index))
-        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
-    }
-    func optionalString(_ index: Int32) -> String? { isNull(index) ? nil : string(index) }
-    func optionalDouble(_ index: Int32) -> Double? { isNull(index) ? nil : double(index) }
-    func blob(_ index: Int32) -> [UInt8] {
-        let count = Int(sqlite3_column_bytes(statement.handle, index))
-        guard count > 0, let bytes = sqlite3_column_blob(statement.handle, index) else { return [] }
-        return Array(UnsafeRawBufferPointer(start: bytes, count: count))
-    }
-}
-
-extension DatabaseValue {
-    /// The value as an integer, when it is one.
-    var int64: Int64? {
-        switch self {
-        case .integer(let v): v
-        case .real(let v): Int64(exactly: v)
-        default: nil
-        }
-    }
-    /// The value as text, when it is text.
-    var text: String? { if case .text(let v) = self { v } else { nil } }
 }
