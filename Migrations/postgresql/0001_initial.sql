@@ -7,10 +7,16 @@
 -- indexed, so listing by site is a GROUP BY and removal by date is a range delete.
 -- Nothing lives beside the database: cache bodies are inline, and a WebSQL-style database is
 -- kept as its SQLite file's image.
+--
+-- Each store is a schema of its own (`wkstore` for the default store, `wkstore_` and the
+-- identifier's 32 hex digits for another); its connections put that schema first in their
+-- search_path, and the functions here are bound to the schema they were made in.
+-- Text compares byte by byte (COLLATE "C"), as SQLite's text does, whatever the database's
+-- collation: sites, origins and keys sort the same on both engines.
 
 CREATE TABLE settings (
-    key   text PRIMARY KEY,
-    value text NOT NULL
+    key   text COLLATE "C" PRIMARY KEY,
+    value text COLLATE "C" NOT NULL
 );
 
 -- The change feed: one row per change, in commit order (DESIGN.md, decision 10).
@@ -32,20 +38,20 @@ CREATE TABLE settings (
 CREATE TABLE change_log (
     seq           bigint PRIMARY KEY,
     type          smallint NOT NULL,
-    site          text NOT NULL,
+    site          text COLLATE "C" NOT NULL,
     cause         smallint NOT NULL,
     time          double precision NOT NULL,
     since         double precision,
     op            smallint,
-    name          text,
-    value         text,
-    domain        text,
-    path          text,
+    name          text COLLATE "C",
+    value         text COLLATE "C",
+    domain        text COLLATE "C",
+    path          text COLLATE "C",
     host_only     boolean,
     secure        boolean,
     http_only     boolean,
-    same_site     text,
-    partition_key text,
+    same_site     text COLLATE "C",
+    partition_key text COLLATE "C",
     expires       double precision,
     created       double precision,
     last_access   double precision,
@@ -61,7 +67,7 @@ INSERT INTO change_log_head (id, position) VALUES (1, 0);
 
 -- The next position, claimed for the calling transaction. The lock's key is
 -- (PostgreSQLConnection.lockNamespace, 1); a transaction may take it any number of times.
-CREATE FUNCTION wkstore_change_log_position() RETURNS bigint LANGUAGE plpgsql AS $$
+CREATE FUNCTION wkstore_change_log_position() RETURNS bigint LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 DECLARE
     claimed bigint;
 BEGIN
@@ -71,7 +77,7 @@ BEGIN
 END
 $$;
 
-CREATE FUNCTION wkstore_change_log_assign() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION wkstore_change_log_assign() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
     NEW.seq := wkstore_change_log_position();
     RETURN NEW;
@@ -82,11 +88,12 @@ $$;
 CREATE TRIGGER change_log_assign BEFORE INSERT ON change_log
     FOR EACH ROW EXECUTE FUNCTION wkstore_change_log_assign();
 
--- Listeners on channel wkstore_changes hear the newest position when a transaction that
--- appended commits (nothing if it rolls back), so other machines catch up without polling.
-CREATE FUNCTION wkstore_change_log_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+-- Listeners on channel wkstore_changes hear the store's schema and its newest position
+-- ("wkstore 42") when a transaction that appended commits (nothing if it rolls back), so other
+-- machines catch up without polling.
+CREATE FUNCTION wkstore_change_log_notify() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
-    PERFORM pg_notify('wkstore_changes', (SELECT position FROM change_log_head WHERE id = 1)::text);
+    PERFORM pg_notify('wkstore_changes', TG_TABLE_SCHEMA || ' ' || (SELECT position FROM change_log_head WHERE id = 1));
     RETURN NULL;
 END
 $$;
@@ -96,16 +103,16 @@ CREATE TRIGGER change_log_notify AFTER INSERT ON change_log
 
 -- Cookies, clustered by site as SQLite's WITHOUT ROWID table is keyed.
 CREATE TABLE cookies (
-    site          text NOT NULL,
-    name          text NOT NULL,
-    value         text NOT NULL,
-    domain        text NOT NULL,            -- lower case, no leading dot
-    path          text NOT NULL,
+    site          text COLLATE "C" NOT NULL,
+    name          text COLLATE "C" NOT NULL,
+    value         text COLLATE "C" NOT NULL,
+    domain        text COLLATE "C" NOT NULL,            -- lower case, no leading dot
+    path          text COLLATE "C" NOT NULL,
     host_only     boolean NOT NULL,
     secure        boolean NOT NULL,
     http_only     boolean NOT NULL,
-    same_site     text NOT NULL,            -- unspecified, none, lax, strict
-    partition_key text NOT NULL DEFAULT '', -- top-level site of a Partitioned cookie
+    same_site     text COLLATE "C" NOT NULL,            -- unspecified, none, lax, strict
+    partition_key text COLLATE "C" NOT NULL DEFAULT '', -- top-level site of a Partitioned cookie
     expires       double precision,         -- NULL for a session cookie
     created       double precision NOT NULL,
     last_access   double precision NOT NULL,
@@ -115,19 +122,21 @@ CREATE TABLE cookies (
 CREATE INDEX cookies_modified ON cookies (modified);
 
 -- The HTTP disk cache: one row per stored response, keyed as a partitioned browser cache
--- keys it. The body is always inline (TOAST stores a large one out of line).
+-- keys it. The body is always inline (TOAST stores a large one out of line); body_file, which
+-- names a SQLite store's body file, is always NULL here.
 CREATE TABLE http_cache (
-    id            bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    site          text NOT NULL,
-    partition_key text NOT NULL,
-    method        text NOT NULL,
-    url           text NOT NULL,
-    variant       text NOT NULL,
+    id            bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    site          text COLLATE "C" NOT NULL,
+    partition_key text COLLATE "C" NOT NULL,
+    method        text COLLATE "C" NOT NULL,
+    url           text COLLATE "C" NOT NULL,
+    variant       text COLLATE "C" NOT NULL,
     status        integer NOT NULL,
-    headers       text NOT NULL,
+    headers       text COLLATE "C" NOT NULL,
     request_time  double precision NOT NULL,
     response_time double precision NOT NULL,
-    body          bytea NOT NULL,
+    body          bytea,
+    body_file     text COLLATE "C",
     body_size     bigint NOT NULL,
     size          bigint NOT NULL,
     created       double precision NOT NULL,
@@ -147,7 +156,7 @@ CREATE TABLE http_cache_usage (
 );
 INSERT INTO http_cache_usage (id, bytes) VALUES (1, 0);
 
-CREATE FUNCTION wkstore_http_cache_usage() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION wkstore_http_cache_usage() RETURNS trigger LANGUAGE plpgsql SET search_path FROM CURRENT AS $$
 BEGIN
     IF TG_OP = 'INSERT' THEN
         UPDATE http_cache_usage SET bytes = bytes + NEW.size WHERE id = 1;
@@ -166,9 +175,9 @@ CREATE TRIGGER http_cache_usage AFTER INSERT OR DELETE OR UPDATE OF size ON http
 -- sessionStorage lives in process memory only; its removals are recorded so every process
 -- holding namespaces removes the same.
 CREATE TABLE session_storage_clears (
-    seq      bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    writer   text NOT NULL,
-    site     text NOT NULL,
+    seq      bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    writer   text COLLATE "C" NOT NULL,
+    site     text COLLATE "C" NOT NULL,
     since    double precision,
     modified double precision NOT NULL
 );
@@ -177,12 +186,12 @@ CREATE TABLE session_storage_clears (
 -- (the UTF-16 code units of key and value, two bytes each). Items are listed in id order, the
 -- order they were first set.
 CREATE TABLE local_storage (
-    id       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    origin   text NOT NULL,
-    key      text NOT NULL,
-    value    text NOT NULL,
+    id       bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    origin   text COLLATE "C" NOT NULL,
+    key      text COLLATE "C" NOT NULL,
+    value    text COLLATE "C" NOT NULL,
     size     bigint NOT NULL,
-    site     text NOT NULL,
+    site     text COLLATE "C" NOT NULL,
     modified double precision NOT NULL,
     UNIQUE (origin, key)
 );
@@ -193,14 +202,15 @@ CREATE INDEX local_storage_modified ON local_storage (modified);
 -- One row per WebSQL-style database; its data is the image of its SQLite file, written back
 -- whole by each write transaction.
 CREATE TABLE websql_databases (
-    id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    origin         text NOT NULL,
-    name           text NOT NULL,
-    version        text NOT NULL,
-    display_name   text NOT NULL,
+    id             bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    origin         text COLLATE "C" NOT NULL,
+    name           text COLLATE "C" NOT NULL,
+    version        text COLLATE "C" NOT NULL,
+    display_name   text COLLATE "C" NOT NULL,
     estimated_size bigint NOT NULL,
-    image          bytea NOT NULL,
-    site           text NOT NULL,
+    file           text COLLATE "C",          -- a SQLite store's file name; NULL here
+    image          bytea,
+    site           text COLLATE "C" NOT NULL,
     created        double precision NOT NULL,
     modified       double precision NOT NULL,
     UNIQUE (origin, name)
@@ -210,11 +220,11 @@ CREATE INDEX websql_databases_modified ON websql_databases (modified);
 
 -- Application cache groups, keyed by manifest URL, and their entries.
 CREATE TABLE appcache_groups (
-    id           bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    manifest_url text NOT NULL UNIQUE,
-    origin       text NOT NULL,
+    id           bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    manifest_url text COLLATE "C" NOT NULL UNIQUE,
+    origin       text COLLATE "C" NOT NULL,
     manifest     bytea NOT NULL,
-    site         text NOT NULL,
+    site         text COLLATE "C" NOT NULL,
     created      double precision NOT NULL,
     modified     double precision NOT NULL
 );
@@ -224,13 +234,13 @@ CREATE INDEX appcache_groups_modified ON appcache_groups (modified);
 
 CREATE TABLE appcache_entries (
     group_id bigint NOT NULL REFERENCES appcache_groups (id) ON DELETE CASCADE,
-    url      text NOT NULL,
-    kind     text NOT NULL,     -- master, explicit, fallback, manifest
+    url      text COLLATE "C" NOT NULL,
+    kind     text COLLATE "C" NOT NULL,     -- master, explicit, fallback, manifest
     status   integer NOT NULL,
-    headers  text NOT NULL,     -- JSON array of [name, value] pairs
+    headers  text COLLATE "C" NOT NULL,     -- JSON array of [name, value] pairs
     body     bytea NOT NULL,
     size     bigint NOT NULL,
-    site     text NOT NULL,
+    site     text COLLATE "C" NOT NULL,
     modified double precision NOT NULL,
     PRIMARY KEY (group_id, url)
 );
@@ -243,11 +253,11 @@ CREATE INDEX appcache_entries_modified ON appcache_entries (modified);
 -- Deleting a database deletes what it holds (foreign keys with ON DELETE CASCADE), so removal
 -- by date is one DELETE on idb_databases. Identifiers are never reused.
 CREATE TABLE idb_databases (
-    id       bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
-    origin   text NOT NULL,
-    name     text NOT NULL,
+    id       bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
+    origin   text COLLATE "C" NOT NULL,
+    name     text COLLATE "C" NOT NULL,
     version  bigint NOT NULL,
-    site     text NOT NULL,
+    site     text COLLATE "C" NOT NULL,
     modified double precision NOT NULL,
     size     bigint NOT NULL DEFAULT 0,
     UNIQUE (origin, name)
@@ -256,20 +266,20 @@ CREATE INDEX idb_databases_site ON idb_databases (site);
 CREATE INDEX idb_databases_modified ON idb_databases (modified);
 
 CREATE TABLE idb_object_stores (
-    id             bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id             bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
     database_id    bigint NOT NULL REFERENCES idb_databases (id) ON DELETE CASCADE,
-    name           text NOT NULL,
-    key_path       text,                      -- JSON; NULL for out-of-line keys
+    name           text COLLATE "C" NOT NULL,
+    key_path       text COLLATE "C",                      -- JSON; NULL for out-of-line keys
     auto_increment boolean NOT NULL,
     current_key    bigint NOT NULL DEFAULT 1, -- the key generator's current number
     UNIQUE (database_id, name)
 );
 
 CREATE TABLE idb_indexes (
-    id          bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+    id          bigint GENERATED BY DEFAULT AS IDENTITY PRIMARY KEY,
     store_id    bigint NOT NULL REFERENCES idb_object_stores (id) ON DELETE CASCADE,
-    name        text NOT NULL,
-    key_path    text NOT NULL,
+    name        text COLLATE "C" NOT NULL,
+    key_path    text COLLATE "C" NOT NULL,
     is_unique   boolean NOT NULL,
     multi_entry boolean NOT NULL,
     UNIQUE (store_id, name)

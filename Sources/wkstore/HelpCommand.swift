@@ -17,7 +17,10 @@ struct HelpCommand: Command {
 
     /// The options every command takes, as help shows them.
     static let globalOptions = [
-        ["--store DIR", "the store in DIR (default: $WKSTORE_DIR, else the default store)"],
+        [
+            "--store DIR|URI",
+            "the store in DIR, or in the PostgreSQL database of a postgresql:// URI (default: $WKSTORE_DIR, else the default store)",
+        ],
         ["--identifier UUID", "the store made for this identifier (see 'wkstore stores list')"],
         ["--json", "write JSON to standard output"],
         ["--read-only", "open the store read-only: change nothing, create nothing (reads do so anyway)"],

@@ -1,10 +1,12 @@
 import Foundation
 import WebsiteData
 
-/// Which store a command works on: `--store DIR`, `--identifier UUID`, `$WKSTORE_DIR`, or the default store.
+/// Which store a command works on: `--store DIR|URI`, `--identifier UUID`, `$WKSTORE_DIR`, or the default store.
 enum StoreLocation: Sendable {
     /// A store in a directory of the user's choosing.
     case directory(URL)
+    /// A store in a PostgreSQL database (`--store postgresql://…`), of an identifier or the default one.
+    case postgreSQL(URL, identifier: UUID?)
     /// The store made for an identifier (`WebsiteDataStore.dataStore(forIdentifier:)`).
     case identifier(UUID)
     /// The default store (`WebsiteDataStore.default()`).
@@ -28,18 +30,20 @@ enum StoreLocation: Sendable {
     /// - Throws: `CLIError.usage` when both `--store` and `--identifier` are given, or either is malformed.
     init(_ options: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIError)
     {
+        let named = options.store ?? environment["WKSTORE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
+        if let named, Self.isPostgreSQLURI(named) {
+            guard let url = URL(string: named) else { throw .usage("--store: not a valid postgresql:// URI") }
+            self = .postgreSQL(url, identifier: try options.identifier.map(Self.identifier))
+            return
+        }
         switch (options.store, options.identifier) {
         case (.some, .some):
-            throw .usage("give --store or --identifier, not both")
+            throw .usage("give --store or --identifier, not both (--identifier goes with a postgresql:// --store)")
         case (.some(let path), nil):
             guard !path.isEmpty else { throw .usage("--store needs a directory") }
             self = .directory(URL(fileURLWithPath: path, isDirectory: true))
         case (nil, .some(let text)):
-            guard let uuid = UUID(uuidString: text) else {
-                throw .usage(
-                    "'\(text)' is not a store identifier: give a UUID such as 4F0B5D0E-7C3A-4B8E-9A51-2D6C1E8F0A37")
-            }
-            self = .identifier(uuid)
+            self = .identifier(try Self.identifier(text))
         case (nil, nil):
             if let path = environment["WKSTORE_DIR"], !path.isEmpty {
                 self = .directory(URL(fileURLWithPath: path, isDirectory: true))
@@ -49,9 +53,25 @@ enum StoreLocation: Sendable {
         }
     }
 
+    /// Whether `text` is a PostgreSQL URI rather than a directory.
+    static func isPostgreSQLURI(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://")
+    }
+
+    /// The identifier `text` names.
+    static func identifier(_ text: String) throws(CLIError) -> UUID {
+        guard let uuid = UUID(uuidString: text) else {
+            throw .usage(
+                "'\(text)' is not a store identifier: give a UUID such as 4F0B5D0E-7C3A-4B8E-9A51-2D6C1E8F0A37")
+        }
+        return uuid
+    }
+
     /// The store's directory.
     func directory() throws -> URL {
         switch self {
+        case .postgreSQL: throw CLIError.usage("a PostgreSQL store has no directory")
         case .directory(let url): return url
         case .identifier(let uuid):
             return try WebsiteDataStore.rootDirectory().appendingPathComponent(uuid.uuidString.lowercased())
@@ -70,6 +90,15 @@ enum StoreLocation: Sendable {
     ///   reading), is a file or cannot be read; `StoreError` when the store is damaged, newer, or
     ///   cannot be opened, or no store has the identifier.
     func open(for access: Access, readOnly: Bool = false) throws -> WebsiteDataStore {
+        if case .postgreSQL(let url, let identifier) = self {
+            guard access == .read || readOnly else { return try WebsiteDataStore(url: url, identifier: identifier) }
+            do {
+                return try WebsiteDataStore(url: url, identifier: identifier, configuration: .init(readOnly: true))
+            } catch let error as PostgreSQLError where error.reason == .schemaMissing && access == .read {
+                // A store not made yet reads as an empty one, as a directory without a store does.
+                return WebsiteDataStore.nonPersistent()
+            }
+        }
         let directory = try directory()
         if case .directory = self { try Self.checkNamedDirectory(directory, for: access) }
         if access != .write {
@@ -78,7 +107,7 @@ enum StoreLocation: Sendable {
                 if !FileManager.default.fileExists(atPath: directory.path) {
                     throw StoreError.noSuchStore(identifier: uuid)
                 }
-            case .directory, .default:
+            case .directory, .default, .postgreSQL:
                 if !FileManager.default.fileExists(atPath: directory.appendingPathComponent(Self.fileName).path) {
                     return WebsiteDataStore.nonPersistent()
                 }
@@ -95,6 +124,8 @@ enum StoreLocation: Sendable {
 
     private func open(_ configuration: WebsiteDataStore.Configuration) throws -> WebsiteDataStore {
         switch self {
+        case .postgreSQL(let url, let identifier):
+            return try WebsiteDataStore(url: url, identifier: identifier, configuration: configuration)
         case .directory(let url): return try WebsiteDataStore(directory: url, configuration: configuration)
         case .identifier(let uuid):
             return try WebsiteDataStore.dataStore(forIdentifier: uuid, configuration: configuration)

@@ -67,7 +67,9 @@ final class HTTPDiskCache: Sendable {
         }
     }
 
-    var isEnabled: Bool { folder != nil }
+    /// Whether responses are kept: in every persistent store (a PostgreSQL store keeps them
+    /// all in its rows), never in a non-persistent one.
+    var isEnabled: Bool { folder != nil || database.engine == .postgreSQL }
 
     // MARK: - Reading
 
@@ -199,8 +201,8 @@ final class HTTPDiskCache: Sendable {
         return folder.appendingPathComponent(UUID().uuidString.lowercased())
     }
 
-    /// Whether the cache may write bodies to its folder (a persistent store opened writable).
-    var writesFiles: Bool { isEnabled && !database.isReadOnly }
+    /// Whether the cache may write bodies to its folder (a store directory opened writable).
+    var writesFiles: Bool { folder != nil && !database.isReadOnly }
 
     /// A new, empty, owner-only file in the cache folder for a body being received.
     func makeTemporaryFile() throws -> URL {
@@ -236,9 +238,10 @@ final class HTTPDiskCache: Sendable {
         let stored: StoredBody
         var newFile: URL?
         switch body {
-        case .data(let data) where data.count <= Self.inlineLimit:
+        // A PostgreSQL store keeps every body in its row: it has no folder beside it.
+        case .data(let data) where data.count <= Self.inlineLimit || database.engine == .postgreSQL:
             stored = .inline(data)
-        case .file(let url) where bodySize <= Int64(Self.inlineLimit):
+        case .file(let url) where bodySize <= Int64(Self.inlineLimit) || database.engine == .postgreSQL:
             stored = .inline(try Data(contentsOf: url))
         case .data(let data):
             let name = UUID().uuidString.lowercased()
@@ -290,11 +293,12 @@ final class HTTPDiskCache: Sendable {
                     fileName = .text(name)
                 }
                 let t = DatabaseValue.real(now.timeIntervalSince1970)
-                try db.execute(
+                let id = try db.scalar(
                     """
                     INSERT INTO http_cache (site, partition_key, method, url, variant, status, headers, request_time,
                         response_time, body, body_file, body_size, size, created, modified, last_access)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    RETURNING id
                     """,
                     [
                         .text(site), .text(key.partition), .text(key.method), .text(key.url), .text(key.variant),
@@ -303,8 +307,7 @@ final class HTTPDiskCache: Sendable {
                         .real(policy.responseTime.timeIntervalSince1970),
                         inline, fileName, .integer(bodySize), .integer(size), t, t, t,
                     ])
-                let id = try db.scalar("SELECT last_insert_rowid()")?.int64
-                rowID.withLock { $0 = id }
+                rowID.withLock { $0 = id?.int64 }
                 files += try Self.evict(maxSize: try CacheSettings.maxSize(db), db)
                 doomed.withLock { $0 = files }
             }
@@ -401,7 +404,8 @@ final class HTTPDiskCache: Sendable {
     static func persistAccess(_ times: [Int64: Double], _ db: DatabaseConnection) throws {
         for (id, time) in times {
             try db.execute(
-                "UPDATE http_cache SET last_access = max(last_access, ?) WHERE id = ?", [.real(time), .integer(id)])
+                "UPDATE http_cache SET last_access = \(db.engine.greatest)(last_access, ?) WHERE id = ?",
+                [.real(time), .integer(id)])
         }
     }
 

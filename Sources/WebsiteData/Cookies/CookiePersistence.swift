@@ -200,14 +200,20 @@ enum CookiePersistence {
             try db.scalar(
                 "SELECT 1 FROM change_log WHERE seq > ?1 AND seq <= ?2 AND op = \(op.rawValue) LIMIT 1", range) != nil
         }
-        if try any(.delete) {
+        let keyColumns = key.components(separatedBy: ", ")
+        let rowColumns = ["site"] + columns.components(separatedBy: ", ")
+        // PostgreSQL's ON CONFLICT takes each key once per statement: there, the last change of
+        // each cookie is always picked out first.
+        if try db.engine == .postgreSQL || any(.delete) {
             // The last set or delete of each cookie decides.
             let last = "SELECT max(seq) FROM change_log WHERE seq > ?1 AND seq <= ?2 AND op IN (1, 2) GROUP BY \(key)"
             try db.execute(
                 "DELETE FROM cookies WHERE (\(key)) IN (SELECT \(key) FROM change_log WHERE seq IN (\(last)) AND op = 2)",
                 range)
             try db.execute(
-                "INSERT OR REPLACE INTO cookies (site, \(columns)) SELECT site, \(columns) FROM change_log WHERE seq IN (\(last)) AND op = 1 ORDER BY \(key)",
+                db.engine.insertReplacing(
+                    into: "cookies", columns: rowColumns, key: keyColumns,
+                    "SELECT site, \(columns) FROM change_log WHERE seq IN (\(last)) AND op = 1 ORDER BY \(key)"),
                 range)
         } else {
             // Sets only: in log order, each replacing the one before it.
@@ -218,7 +224,7 @@ enum CookiePersistence {
         if try any(.access) {
             try db.execute(
                 """
-                UPDATE cookies SET last_access = max(cookies.last_access, access.last_access)
+                UPDATE cookies SET last_access = \(db.engine.greatest)(cookies.last_access, access.last_access)
                 FROM (SELECT \(key), max(last_access) AS last_access FROM change_log
                       WHERE seq > ?1 AND seq <= ?2 AND op = 3 GROUP BY \(key)) AS access
                 WHERE (cookies.site, cookies.domain, cookies.name, cookies.path, cookies.host_only, cookies.partition_key)
@@ -230,7 +236,10 @@ enum CookiePersistence {
     /// Writes the row of `cookie` (its key), filed under its site.
     private static func upsertRow(_ c: Cookie, _ db: DatabaseConnection) throws {
         let statement = try db.statement(
-            "INSERT OR REPLACE INTO cookies (site, \(columns)) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+            db.engine.insertReplacing(
+                into: "cookies", columns: ["site"] + columns.components(separatedBy: ", "),
+                key: ["site", "domain", "name", "path", "host_only", "partition_key"],
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"))
         try statement.reset()
         try statement.bind(.text(c.site), at: 1)
         try bind(c, to: statement, from: 2)

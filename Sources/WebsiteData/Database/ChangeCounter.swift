@@ -7,6 +7,9 @@ import Foundation
 /// (which costs more than a whole cookie lookup: about 1.9 µs against 1.4 µs on a store of
 /// 100,000 cookies, `wkstore-bench lookup`).
 ///
+/// On PostgreSQL the counter is this process's own (`init()`): a listener bumps it when the
+/// server announces another connection's commit (`PostgreSQLChangeListener`).
+///
 /// It is a hint, never the truth: whoever sees it move reads the change log. A writer killed
 /// between its commit and the bump leaves the counter still, so readers also read the change
 /// log once a second whatever the counter says.
@@ -19,6 +22,17 @@ final class ChangeCounter: @unchecked Sendable {
     private let counter: UnsafeMutablePointer<UInt64>
     /// Whether the mapping may be written (not for a read-only store).
     private let writable: Bool
+    /// Whether `mapping` is a file's mapping (else process memory of `init()`).
+    private let isMapped: Bool
+
+    /// A counter in this process's memory only.
+    init() {
+        mapping = UnsafeMutableRawPointer.allocate(byteCount: 64, alignment: 64)
+        mapping.initializeMemory(as: UInt8.self, repeating: 0, count: 64)
+        counter = mapping.bindMemory(to: UInt64.self, capacity: 1)
+        writable = true
+        isMapped = false
+    }
 
     /// Maps the counter file of a store directory, creating it (0600) when needed; `nil` when
     /// it cannot be made or mapped (a read-only directory, a full disk): readers then read the
@@ -42,6 +56,7 @@ final class ChangeCounter: @unchecked Sendable {
         mapping = pointer
         counter = pointer.bindMemory(to: UInt64.self, capacity: 1)
         writable = true
+        isMapped = true
     }
 
     /// Maps an existing counter file for reading only, creating and writing nothing (a store
@@ -61,9 +76,12 @@ final class ChangeCounter: @unchecked Sendable {
         mapping = pointer
         counter = pointer.bindMemory(to: UInt64.self, capacity: 1)
         writable = false
+        isMapped = true
     }
 
-    deinit { munmap(mapping, Self.length) }
+    deinit {
+        if isMapped { munmap(mapping, Self.length) } else { mapping.deallocate() }
+    }
 
     /// The counter's value now.
     var value: UInt64 { wk_atomic_load_u64(counter) }

@@ -78,3 +78,24 @@ final class LockedConnection<Connection>: @unchecked Sendable {
         return try body(connection)
     }
 }
+
+extension DatabaseEngine {
+    /// An `INSERT` of `rows` (`VALUES …` or a `SELECT` with a `WHERE` clause) into `table` that
+    /// replaces the row with the same `key`: SQLite's `INSERT OR REPLACE`, PostgreSQL's
+    /// `ON CONFLICT (key) DO UPDATE`. On PostgreSQL `rows` must not hold one key twice.
+    func insertReplacing(into table: String, columns: [String], key: [String], _ rows: String) -> String {
+        let names = columns.joined(separator: ", ")
+        switch self {
+        case .sqlite:
+            return "INSERT OR REPLACE INTO \(table) (\(names)) \(rows)"
+        case .postgreSQL:
+            let updates = columns.filter { !key.contains($0) }.map { "\($0) = excluded.\($0)" }
+            let action = updates.isEmpty ? "NOTHING" : "UPDATE SET " + updates.joined(separator: ", ")
+            return "INSERT INTO \(table) (\(names)) \(rows) ON CONFLICT (\(key.joined(separator: ", "))) DO \(action)"
+        }
+    }
+
+    /// The function that gives the larger of two values: SQLite's two-argument `max`,
+    /// PostgreSQL's `greatest`.
+    var greatest: String { self == .sqlite ? "max" : "greatest" }
+}

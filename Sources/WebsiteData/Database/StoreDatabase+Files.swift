@@ -66,8 +66,11 @@ extension StoreDatabase {
         return connection
     }
 
-    /// A new connection for reads, of the kind `reader` is (read-only for a read-only store).
-    func newReaderConnection(file: URL) throws -> DatabaseConnection {
+    /// A new connection for reads, of the kind `reader` is (read-only for a read-only store); for
+    /// a SQLite store, to `file`.
+    func newReaderConnection(file: URL?) throws -> DatabaseConnection {
+        if let postgreSQL { return PostgreSQLStoreConnection(try postgreSQL.connect()) }
+        guard let file else { throw StoreError.invalidArgument("a store in memory has no reader connections") }
         if let readOnlyURIParameters {
             return try Self.readOnlyConnection(file: file, parameters: readOnlyURIParameters)
         }
@@ -77,7 +80,7 @@ extension StoreDatabase {
     }
 
     /// The error every write of a read-only store throws.
-    var readOnlyError: StoreError { StoreError.readOnly(path: directory?.path ?? ":memory:") }
+    var readOnlyError: StoreError { StoreError.readOnly(path: directory?.path ?? postgreSQL?.summary ?? ":memory:") }
 
     /// Throws `StoreError.readOnly` when the store was opened read-only.
     func checkWritable() throws {

@@ -1,8 +1,8 @@
 import CSQLite
 import Foundation
 
-/// A store's SQLite database: the writer connection behind a lock, a reader connection for
-/// coherence checks, group commit, and the change log that keeps processes in step.
+/// A store's database, on SQLite or PostgreSQL: the writer connection behind a lock, a reader
+/// connection for coherence checks, group commit, and the change log that keeps processes in step.
 ///
 /// Locks are taken in one order: an owner's own lock (a data type's in-memory state), then
 /// `reader`, then `writer`, then the commit queue's; the commit leader holds only `writer`.
@@ -25,6 +25,17 @@ final class StoreDatabase: Sendable {
     let isReadOnly: Bool
     /// The `file:` URI parameters of a read-only store's connections (see `readOnlyParameters`).
     let readOnlyURIParameters: String?
+    /// Where a PostgreSQL store is; `nil` on SQLite.
+    let postgreSQL: PostgreSQLStoreLocation?
+    /// What hears other connections' commits to a PostgreSQL store.
+    let listener: PostgreSQLChangeListener?
+    /// The backend process of a PostgreSQL store's writer connection.
+    let writerBackend: Locked<Int32>?
+
+    /// The engine that holds the store.
+    var engine: DatabaseEngine { postgreSQL == nil ? .sqlite : .postgreSQL }
+    /// Whether the store outlives the process (a directory or a PostgreSQL database).
+    var isPersistent: Bool { directory != nil || postgreSQL != nil }
 
     struct OwnSequences {
         var ranges: [ClosedRange<Int64>] = []
@@ -75,10 +86,16 @@ final class StoreDatabase: Sendable {
             self.changeCounter = nil
             self.isReadOnly = false
             self.readOnlyURIParameters = nil
+            self.postgreSQL = nil
+            self.listener = nil
+            self.writerBackend = nil
             return
         }
         self.isReadOnly = false
         self.readOnlyURIParameters = nil
+        self.postgreSQL = nil
+        self.listener = nil
+        self.writerBackend = nil
         let file = directory.appendingPathComponent(Self.fileName)
         self.file = file
         let existed = FileManager.default.fileExists(atPath: file.path)
@@ -138,6 +155,9 @@ final class StoreDatabase: Sendable {
     init(readingDirectory directory: URL) throws {
         self.directory = directory
         self.folds = []
+        self.postgreSQL = nil
+        self.listener = nil
+        self.writerBackend = nil
         let file = try Self.checkReadable(directory: directory)
         self.file = file
         self.isReadOnly = true
@@ -177,6 +197,43 @@ final class StoreDatabase: Sendable {
             throw StoreError.cannotOpen(path: file.path, detail: error.message)
         }
         self.changeCounter = ChangeCounter(readingDirectory: directory)
+    }
+
+    /// Opens (creating and migrating when needed) a store in a PostgreSQL database: its schema,
+    /// a writer and a reader connection, and the listener that hears other connections' commits.
+    ///
+    /// - Throws: `PostgreSQLError` (never holding a password) when the server cannot be reached
+    ///   or refuses, or the schema is newer than this binary's or belongs to another program.
+    ///
+    /// - Parameter readOnly: check the schema without creating or migrating it, and refuse every write.
+    init(postgreSQL location: PostgreSQLStoreLocation, folds: [any ChangeLogFold], readOnly: Bool = false) throws {
+        self.directory = nil
+        self.file = nil
+        self.folds = readOnly ? [] : folds
+        self.isReadOnly = readOnly
+        self.readOnlyURIParameters = nil
+        self.permissionProblems = []
+        self.postgreSQL = location
+        let writer = try Self.openPostgreSQL(location, readOnly: readOnly)
+        self.writer = LockedConnection(writer)
+        self.reader = LockedConnection(PostgreSQLStoreConnection(try location.connect()))
+        let listener = try PostgreSQLChangeListener.shared(for: location)
+        self.changeCounter = listener.counter
+        let backend = Locked<Int32>(writer.connection.backendProcessID)
+        listener.replaceOwnBackend(0, with: backend.withLock { $0 })
+        writer.onConnect = { [weak listener] pid in
+            let old = backend.withLock { old in
+                defer { old = pid }
+                return old
+            }
+            listener?.replaceOwnBackend(old, with: pid)
+        }
+        self.listener = listener
+        self.writerBackend = backend
+    }
+
+    deinit {
+        if let writerBackend { listener?.replaceOwnBackend(writerBackend.withLock { $0 }, with: 0) }
     }
 
     // MARK: Reads

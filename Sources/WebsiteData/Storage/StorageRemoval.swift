@@ -21,7 +21,7 @@ enum StorageRemoval {
             arguments.append(.real(since.timeIntervalSince1970))
         }
         guard let sites = filter.sites else {
-            return [(base.isEmpty ? "1" : base.joined(separator: " AND "), arguments)]
+            return [(base.isEmpty ? "1 = 1" : base.joined(separator: " AND "), arguments)]
         }
         return sites.sorted().map { site in
             ((["\(siteColumn) = ?"] + base).joined(separator: " AND "), [.text(site)] + arguments)

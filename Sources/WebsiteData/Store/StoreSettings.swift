@@ -88,7 +88,8 @@ enum SettingsTable {
     /// Sets a number the store keeps for itself (see `number(_:_:)`).
     static func setNumber(_ key: String, to value: Int64, _ db: DatabaseConnection) throws {
         try db.execute(
-            "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(key), .text(String(value))])
+            "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [.text(key), .text(String(value))])
     }
 
     static func cookieLimits(_ values: [String: String]) -> CookieLimits {
@@ -120,7 +121,8 @@ extension StoreDatabase {
         try write(changes: [ChangeLogEntry(subject: .settings, site: "*", cause: cause)]) { db in
             if let value {
                 try db.execute(
-                    "INSERT OR REPLACE INTO settings (key, value) VALUES (?, ?)", [.text(setting.key), .text(value)])
+                    "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    [.text(setting.key), .text(value)])
             } else {
                 try db.execute("DELETE FROM settings WHERE key = ?", [.text(setting.key)])
             }

@@ -10,12 +10,12 @@ import Synchronization
 public final class WebsiteDataStore: Sendable {
     /// The store's cookies.
     public let httpCookieStore: HTTPCookieStore
-    /// Whether the store writes to disk.
-    public var isPersistent: Bool { directory != nil }
+    /// Whether the store outlives the process: in a directory, or in a PostgreSQL database.
+    public var isPersistent: Bool { database.isPersistent }
     /// Whether the store was opened read-only: every call that would change it throws
     /// `StoreError.readOnly`.
     public var isReadOnly: Bool { database.isReadOnly }
-    /// The store's directory, or `nil` for a non-persistent store.
+    /// The store's directory, or `nil` for a non-persistent store and a PostgreSQL store.
     public let directory: URL?
     /// The identifier of a store made by `dataStore(forIdentifier:)`.
     public let identifier: UUID?
@@ -47,11 +47,56 @@ public final class WebsiteDataStore: Sendable {
         try self.init(directory: directory, identifier: nil, clock: { Date() }, readOnly: configuration.readOnly)
     }
 
-    /// Opens a store with an injected clock (tests), at a directory or in memory.
-    init(directory: URL?, identifier: UUID?, clock: @escaping @Sendable () -> Date, readOnly: Bool = false) throws {
+    /// Opens the store a URL names: a `postgresql://` (or `postgres://`) URI opens the default
+    /// store in that PostgreSQL database, shared by every machine that opens it; a `file:` URL
+    /// opens the store in that directory.
+    ///
+    /// What libpq reads besides the URI applies as libpq documents it: the `PG*` environment
+    /// variables, the password file (`~/.pgpass`), `sslmode` and client certificates.
+    /// Docs/fleet.md says what the database needs.
+    ///
+    /// - Throws: `StoreError.invalidArgument` for a URL of another scheme; `PostgreSQLError`
+    ///   (never holding a password) when the server cannot be reached or refuses, or its store
+    ///   was written by a newer wkstore; otherwise as `init(directory:)`.
+    public convenience init(url: URL) throws {
+        try self.init(url: url, identifier: nil, configuration: Configuration())
+    }
+
+    /// Opens the store of `identifier` (or, for `nil`, the default store) in the database or
+    /// directory a URL names, as `configuration` says.
+    ///
+    /// In a PostgreSQL database each identifier's store is a schema of its own; in a directory
+    /// URL, the identifier's store is the directory's subdirectory named by it, as
+    /// `dataStore(forIdentifier:)` lays them out under `rootDirectory()`.
+    ///
+    /// - Throws: as `init(url:)`.
+    public convenience init(url: URL, identifier: UUID?, configuration: Configuration = Configuration()) throws {
+        if PostgreSQLStoreLocation.isPostgreSQLURI(url.absoluteString) {
+            try self.init(
+                directory: nil, identifier: identifier, clock: { Date() }, readOnly: configuration.readOnly,
+                postgreSQL: PostgreSQLStoreLocation(connectionString: url.absoluteString, identifier: identifier))
+        } else if url.isFileURL {
+            let directory = identifier.map { url.appendingPathComponent($0.uuidString.lowercased()) } ?? url
+            try self.init(
+                directory: directory, identifier: identifier, clock: { Date() }, readOnly: configuration.readOnly)
+        } else {
+            throw StoreError.invalidArgument(
+                "a store URL is a postgresql:// or postgres:// URI, or a file: URL of a directory (not \(url.scheme ?? "a URL without a scheme"))"
+            )
+        }
+    }
+
+    /// Opens a store with an injected clock (tests): at a directory, in a PostgreSQL database, or in memory.
+    init(
+        directory: URL?, identifier: UUID?, clock: @escaping @Sendable () -> Date, readOnly: Bool = false,
+        postgreSQL: PostgreSQLStoreLocation? = nil
+    ) throws {
         self.directory = directory
         self.identifier = identifier
-        if let directory, readOnly {
+        if let postgreSQL {
+            self.database = try StoreDatabase(
+                postgreSQL: postgreSQL, folds: Self.componentKinds.compactMap { $0.changeLogFold }, readOnly: readOnly)
+        } else if let directory, readOnly {
             self.database = try StoreDatabase(readingDirectory: directory)
         } else {
             if let directory { try Self.makeDirectory(directory) }

@@ -18,7 +18,7 @@ import WebsiteDataTestSupport
 /// drops `Set-Cookie`, `Set-Cookie2` and `Clear-Site-Data` from stored responses (as
 /// Chromium does), which three required tests check against; with
 /// `cache.store-cookie-headers` set to `true` it keeps them and passes all 137.
-@Suite(.serialized, .ownThreads) struct CacheConformanceTests {
+@Suite(.serialized, .ownThreads, .bothEngines) struct CacheConformanceTests {
     /// The required tests that check cookie fields and `Clear-Site-Data` are replayed from storage.
     static let cookieFieldTests: Set<String> = [
         "headers-store-Set-Cookie", "headers-store-Set-Cookie2", "headers-store-Clear-Site-Data",

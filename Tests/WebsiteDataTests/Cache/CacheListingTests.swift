@@ -5,7 +5,7 @@ import WebsiteDataTestSupport
 @testable import WebsiteData
 
 /// `HTTPCache.entries(sites:)` and `entries(for:)`: listing the disk and memory caches without using them.
-@Suite(.ownThreads) struct CacheListingTests {
+@Suite(.ownThreads, .bothEngines) struct CacheListingTests {
     let directory = TemporaryDirectory()
     let clock = TestClock()
 

@@ -7,7 +7,7 @@ import WebsiteDataTestSupport
 /// The parts of the cache policy on their own: Cache-Control and date parsing, freshness and
 /// age, storing rules, 304 merging; and the request paths of `HTTPCache` the suite touches
 /// only in passing (modes, ranges, HEAD, invalidation, stale responses).
-@Suite(.ownThreads) struct CachePolicyTests {
+@Suite(.ownThreads, .bothEngines) struct CachePolicyTests {
     let t0 = Date(timeIntervalSince1970: 1_800_000_000)
 
     func policy(

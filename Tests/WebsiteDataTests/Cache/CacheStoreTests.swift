@@ -59,7 +59,7 @@ extension CachedResponse {
 
 /// The disk cache and the memory cache in the store: persistence, limits, removal, variants,
 /// partitions and the cross-process coherence of the memory cache.
-@Suite(.ownThreads) struct CacheStoreTests {
+@Suite(.ownThreads, .bothEngines) struct CacheStoreTests {
     let directory = TemporaryDirectory()
     let clock = TestClock()
 
@@ -108,7 +108,8 @@ extension CachedResponse {
         #expect(first.headers["Age"] == "60")
         let second = try await cache.get("https://example.com/large", origin: unreachableOrigin)
         #expect(second.outcome == .hit)
-        guard case .file = second.body else {
+        // A store directory serves a large body from its file; PostgreSQL keeps it in the row.
+        if case .data = second.body, TestEngine.current == .sqlite {
             Issue.record("a large body is served as a file")
             return
         }
@@ -117,7 +118,7 @@ extension CachedResponse {
         #expect(small.hits == 1 && large.hits == 1)
     }
 
-    @Test func largeBodiesAreFilesAndSmallOnesStayInTheRow() async throws {
+    @Test(.sqliteOnly) func largeBodiesAreFilesAndSmallOnesStayInTheRow() async throws {
         let store = try store()
         let cache = store.httpCache
         let origin = CacheTestOrigin { request, _ in
@@ -137,7 +138,7 @@ extension CachedResponse {
         #expect((folder[.posixPermissions] as? NSNumber)?.intValue == 0o700)
     }
 
-    @Test func aStreamedBodyIsAdoptedWithoutACopyAndHandedBackAsTheCallersFile() async throws {
+    @Test(.sqliteOnly) func aStreamedBodyIsAdoptedWithoutACopyAndHandedBackAsTheCallersFile() async throws {
         let store = try store()
         let cache = store.httpCache
         let download = try cache.makeTemporaryBodyFile()
@@ -204,7 +205,7 @@ extension CachedResponse {
 
     // MARK: Removal
 
-    @Test func removalByDateTakesExactlyTheEntriesModifiedSinceAndTheirFiles() async throws {
+    @Test(.sqliteOnly) func removalByDateTakesExactlyTheEntriesModifiedSinceAndTheirFiles() async throws {
         let store = try store()
         let cache = store.httpCache
         let origin = CacheTestOrigin { request, _ in
@@ -248,10 +249,15 @@ extension CachedResponse {
         try await store.removeData(ofTypes: [.diskCache], for: records.filter { $0.displayName == "b.example" })
         #expect(try await store.dataRecords(ofTypes: [.diskCache]).map(\.displayName) == ["a.example"])
         #expect(files() == (try rowFiles(store)))
-        #expect(try await cache.get("https://www.b.example/y", origin: origin.origin).outcome == .miss)
+        // The memory cache is a data type of its own: it keeps what it holds, which on PostgreSQL
+        // (where the body stays in its row, not in a file) includes this response.
+        let stillInMemory = TestEngine.current == .postgreSQL
+        #expect(
+            try await cache.get("https://www.b.example/y", origin: origin.origin).outcome
+                == (stillInMemory ? .hit : .miss))
     }
 
-    @Test func orphanedBodyFilesAreDeletedOnOpenOnceOld() async throws {
+    @Test(.sqliteOnly) func orphanedBodyFilesAreDeletedOnOpenOnceOld() async throws {
         do {
             let cache = try store().httpCache
             let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=60"], body: Self.body(70_000))
@@ -364,7 +370,7 @@ extension CachedResponse {
         #expect(files() == (try rowFiles(store)))
     }
 
-    @Test func aFiftyMegabyteResponseIsStreamedStoredAndServedWithoutEnteringMemory() async throws {
+    @Test(.sqliteOnly) func aFiftyMegabyteResponseIsStreamedStoredAndServedWithoutEnteringMemory() async throws {
         let store = try store()
         let cache = store.httpCache
         let download = try cache.makeTemporaryBodyFile()

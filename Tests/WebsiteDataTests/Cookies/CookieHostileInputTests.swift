@@ -6,7 +6,7 @@ import WebsiteDataTestSupport
 
 /// Hostile and unusual input to the cookie engine: each is refused or handled, never a crash,
 /// and nothing already stored is lost.
-@Suite(.ownThreads) struct CookieHostileInputTests {
+@Suite(.ownThreads, .bothEngines) struct CookieHostileInputTests {
     let dir = TemporaryDirectory()
 
     @Test func aOneMegabyteHeaderIsRefusedQuickly() throws {
@@ -41,7 +41,7 @@ import WebsiteDataTestSupport
             ])
     }
 
-    @Test func tenThousandSetCookieLinesInOneResponse() throws {
+    @Test(.sqliteOnly) func tenThousandSetCookieLinesInOneResponse() throws {
         let store = try WebsiteDataStore.testing(dir.url).httpCookieStore
         let headers = (0..<10_000).map { "c\($0)=\($0); Max-Age=3600" }
         let summary = try store.setCookies(fromSetCookieHeaders: headers, for: URL(string: "https://example.com/")!)

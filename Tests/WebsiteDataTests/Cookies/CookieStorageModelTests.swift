@@ -5,7 +5,7 @@ import WebsiteDataTestSupport
 @testable import WebsiteData
 
 /// RFC 6265bis storage model and retrieval rules: each with a case that must be refused.
-@Suite(.ownThreads) struct CookieStorageModelTests {
+@Suite(.ownThreads, .bothEngines) struct CookieStorageModelTests {
     let clock = TestClock()
     let store: HTTPCookieStore
     let dataStore: WebsiteDataStore
@@ -365,7 +365,7 @@ import WebsiteDataTestSupport
 
     /// The typed policy, as WebKit's cookie store has it: set on one store object, read by
     /// another on the same directory (as another process would), kept in the settings.
-    @Test func theTypedCookiePolicyIsSharedThroughTheSettings() throws {
+    @Test(.sqliteOnly) func theTypedCookiePolicyIsSharedThroughTheSettings() throws {
         let dir = TemporaryDirectory()
         let crawler = try WebsiteDataStore.testing(dir.url)
         let other = try WebsiteDataStore.testing(dir.url)

@@ -8,7 +8,7 @@ import WebsiteDataTestSupport
 /// fresh store receives the test's `Set-Cookie` headers from `set_url` (a same-site top-level
 /// response over http), then the `Cookie` header for `followup_url` is compared byte for byte
 /// with `expected_cookie` (RFC 6265bis, with the four corrections the suite's README gives).
-@Suite(.ownThreads) struct HTTPStateConformanceTests {
+@Suite(.ownThreads, .bothEngines) struct HTTPStateConformanceTests {
     struct Case: Decodable {
         let id: String
         let set_url: String
@@ -35,8 +35,15 @@ import WebsiteDataTestSupport
         var passed = 0
         var failed: [String] = []
         var disabled: [String] = []
+        // On PostgreSQL one store serves every case, emptied before each.
+        let shared =
+            TestEngine.current == .postgreSQL
+            ? try WebsiteDataStore(
+                directory: nil, identifier: nil, clock: { Date() },
+                postgreSQL: try TestEngine.postgreSQLLocation(for: nil)) : nil
         for test in cases {
-            let store = WebsiteDataStore.nonPersistent()
+            let store = shared ?? WebsiteDataStore.nonPersistent()
+            if shared != nil { try store.removeData(ofTypes: [.cookies], matching: RemovalFilter()) }
             let now = Date()
             try store.httpCookieStore.setCookies(
                 fromSetCookieHeaders: test.set_cookie_rfc6265bis_template.map { Self.fill($0, now: now) },

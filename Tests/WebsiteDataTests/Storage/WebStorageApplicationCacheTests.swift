@@ -4,7 +4,7 @@ import WebsiteDataTestSupport
 
 @testable import WebsiteData
 
-@Suite(.ownThreads) struct WebStorageApplicationCacheTests {
+@Suite(.ownThreads, .bothEngines) struct WebStorageApplicationCacheTests {
     let dir = TemporaryDirectory()
     let manifestURL = URL(string: "https://www.example.com/app.appcache")!
 
@@ -60,7 +60,7 @@ import WebsiteDataTestSupport
         #expect(try cache.entry(for: URL(string: "https://www.example.com/b.js")!) == nil)
     }
 
-    @Test func aFailedUpdateLeavesTheOldVersionWhole() throws {
+    @Test(.sqliteOnly) func aFailedUpdateLeavesTheOldVersionWhole() throws {
         let store = try WebsiteDataStore.testing(dir.url)
         let cache = store.applicationCache
         try cache.replaceGroup(

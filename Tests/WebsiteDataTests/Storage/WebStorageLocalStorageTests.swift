@@ -12,7 +12,7 @@ enum WebStorageOrigins {
     static let other = SecurityOrigin(string: "https://other.org")!
 }
 
-@Suite(.ownThreads) struct WebStorageSecurityOriginTests {
+@Suite(.ownThreads, .bothEngines) struct WebStorageSecurityOriginTests {
     @Test func serializesSchemeHostAndNonDefaultPort() throws {
         #expect(
             SecurityOrigin(url: URL(string: "HTTPS://WWW.Example.COM:443/a/b?c#d")!)?.description
@@ -49,7 +49,7 @@ enum WebStorageOrigins {
     }
 }
 
-@Suite(.ownThreads) struct WebStorageLocalStorageTests {
+@Suite(.ownThreads, .bothEngines) struct WebStorageLocalStorageTests {
     let dir = TemporaryDirectory()
     let origin = WebStorageOrigins.example
 
@@ -88,7 +88,7 @@ enum WebStorageOrigins {
         #expect(try local.getItem("k", origin: WebStorageOrigins.examplePort) == "port")
     }
 
-    @Test func nulCharactersSurviveInKeysAndValues() throws {
+    @Test(.sqliteOnly) func nulCharactersSurviveInKeysAndValues() throws {
         do {
             let store = try WebsiteDataStore.testing(dir.url)
             try store.localStorage.setItem("a\u{0}b", "x\u{0}y\u{0}", origin: origin)

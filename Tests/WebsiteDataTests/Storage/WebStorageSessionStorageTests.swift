@@ -4,7 +4,7 @@ import WebsiteDataTestSupport
 
 @testable import WebsiteData
 
-@Suite(.ownThreads) struct WebStorageSessionStorageTests {
+@Suite(.ownThreads, .bothEngines) struct WebStorageSessionStorageTests {
     let dir = TemporaryDirectory()
     let origin = WebStorageOrigins.example
     let other = WebStorageOrigins.other
@@ -86,7 +86,7 @@ import WebsiteDataTestSupport
         try session.setItem("k2", "", origin: other, namespace: tab)
     }
 
-    @Test func valuesAreNeverWrittenToDisk() throws {
+    @Test(.sqliteOnly) func valuesAreNeverWrittenToDisk() throws {
         let store = try WebsiteDataStore.testing(dir.url)
         let sessionValue = "session-value-\(UUID().uuidString)"
         let localValue = "local-value-\(UUID().uuidString)"
@@ -167,7 +167,7 @@ import WebsiteDataTestSupport
         #expect(try crawler.sessionStorage.origins(namespace: tab) == [other])
     }
 
-    @Test func aClearByTheWkstoreCommandIsHonoured() throws {
+    @Test(.sqliteOnly) func aClearByTheWkstoreCommandIsHonoured() throws {
         let tool = productsDirectory.appendingPathComponent("wkstore")
         try #require(
             FileManager.default.isExecutableFile(atPath: tool.path), "the wkstore executable is built with the tests")

@@ -6,7 +6,7 @@ import WebsiteDataTestSupport
 
 /// `WebsiteDataStore.changes(ofTypes:since:)`: every change, whoever made it, in commit order,
 /// with its cause; resumed from a position; `.reload` where changes cannot be told one by one.
-@Suite(.ownThreads) struct ChangeFeedTests {
+@Suite(.ownThreads, .bothEngines) struct ChangeFeedTests {
     let dir = TemporaryDirectory()
     static let example = SecurityOrigin(string: "https://example.net")!
 
@@ -67,7 +67,7 @@ import WebsiteDataTestSupport
 
     /// The subscriber makes no call of its own; another process (the `wkstore` command) writes
     /// and clears.
-    @Test func anIdleProcessHearsAnotherProcesssChanges() async throws {
+    @Test(.sqliteOnly) func anIdleProcessHearsAnotherProcesssChanges() async throws {
         let store = try WebsiteDataStore.testing(dir.url)
         try store.httpCookieStore.set("https://example.com/", "old=1")
         let feed = try store.changes(ofTypes: [.cookies])

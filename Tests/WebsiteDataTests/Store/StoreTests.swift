@@ -5,7 +5,7 @@ import WebsiteDataTestSupport
 
 @testable import WebsiteData
 
-@Suite(.ownThreads) struct StoreTests {
+@Suite(.ownThreads, .bothEngines) struct StoreTests {
     let dir = TemporaryDirectory()
 
     // MARK: Persistence
@@ -29,7 +29,7 @@ import WebsiteDataTestSupport
         #expect(try reopened.httpCookieStore.header("https://example.com/") == "persistent=1")
     }
 
-    @Test func expiredCookiesArePurgedOnOpen() throws {
+    @Test(.sqliteOnly) func expiredCookiesArePurgedOnOpen() throws {
         let clock = TestClock()
         do {
             let store = try WebsiteDataStore.testing(dir.url, clock: clock)
@@ -45,7 +45,7 @@ import WebsiteDataTestSupport
             ])
     }
 
-    @Test func storeDirectoryAndFilesAreOwnerOnly() throws {
+    @Test(.sqliteOnly) func storeDirectoryAndFilesAreOwnerOnly() throws {
         let store = try WebsiteDataStore.testing(dir.path("store"))
         try store.httpCookieStore.set("https://example.com/", "a=1")
         let attributes = try FileManager.default.attributesOfItem(atPath: dir.path("store").path)
@@ -102,7 +102,7 @@ import WebsiteDataTestSupport
         #expect(Site.displayName(for: URL(string: "https://WWW.Example.COM/")!) == "example.com")
     }
 
-    @Test func removalByDateTakesExactlyWhatWasModifiedSince() async throws {
+    @Test(.sqliteOnly) func removalByDateTakesExactlyWhatWasModifiedSince() async throws {
         let clock = TestClock()
         let store = try WebsiteDataStore.testing(dir.url, clock: clock)
         try store.httpCookieStore.set("https://old.example/", "a=1")

@@ -28,9 +28,15 @@ final class TestClock: Sendable {
 }
 
 extension WebsiteDataStore {
-    /// A store for tests: in `directory` (or memory), with a test clock.
+    /// A store for tests, with a test clock: in memory without `directory`; else in `directory` on
+    /// SQLite, or on PostgreSQL (`TestEngine.current`) in a schema standing for `directory`.
     static func testing(_ directory: URL? = nil, clock: TestClock = TestClock()) throws -> WebsiteDataStore {
-        try WebsiteDataStore(directory: directory, identifier: nil, clock: clock.function)
+        guard TestEngine.current == .postgreSQL, directory != nil else {
+            return try WebsiteDataStore(directory: directory, identifier: nil, clock: clock.function)
+        }
+        return try WebsiteDataStore(
+            directory: nil, identifier: nil, clock: clock.function,
+            postgreSQL: try TestEngine.postgreSQLLocation(for: directory))
     }
 }
 

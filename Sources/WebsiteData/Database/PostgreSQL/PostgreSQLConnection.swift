@@ -36,12 +36,19 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     ///   or keyword string (`host=db.internal dbname=crawl user=crawler`); empty for libpq's defaults.
     /// - Throws: `PostgreSQLError` with reason `.serverUnavailable`, `.authenticationFailed`,
     ///   `.databaseMissing` or `.connectionFailed`.
-    public init(_ connectionString: String) throws(PostgreSQLError) {
+    public convenience init(_ connectionString: String) throws(PostgreSQLError) {
+        try self.init(connectionString, settings: [:])
+    }
+
+    /// Connects to a server with libpq connection keywords that override the string's own
+    /// (`options` for server settings of the session, such as its `search_path`); a reconnect
+    /// keeps them.
+    init(_ connectionString: String, settings: KeyValuePairs<String, String>) throws(PostgreSQLError) {
         let target = PostgreSQLConnectionString(connectionString)
         // The string is expanded as the first `dbname`, so its own settings apply and the
         // encoding given after it overrides any it names; PQreset reuses these settings.
-        let keywords = ["dbname", "client_encoding"]
-        let values = [connectionString, "UTF8"]
+        let keywords = ["dbname", "client_encoding"] + settings.map(\.key)
+        let values = [connectionString, "UTF8"] + settings.map(\.value)
         let connection = withCStrings(keywords) { keywordPointers in
             withCStrings(values) { valuePointers in PQconnectdbParams(keywordPointers, valuePointers, 1) }
         }
@@ -120,6 +127,25 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     {
         lock.lock()
         defer { lock.unlock() }
+        return try take(try sendStatement(sql, parameters), sql: sql)
+    }
+
+    /// Runs one statement as `execute` does and hands its result (a `PGresult`) to `body`, which
+    /// reads it in place; the result is freed when `body` returns.
+    func withResult<T>(_ sql: String, _ parameters: [PostgreSQLValue], _ body: (OpaquePointer) throws -> T) throws
+        -> T
+    {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let result = try sendStatement(sql, parameters) else { throw lastError(sql: sql) }
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+        return try body(result)
+    }
+
+    /// Sends one statement with its parameters and returns libpq's result, not yet checked.
+    private func sendStatement(_ sql: String, _ parameters: [PostgreSQLValue]) throws(PostgreSQLError) -> OpaquePointer?
+    {
         var types: [UInt32] = []
         var values: [UnsafePointer<CChar>?] = []
         var lengths: [Int32] = []
@@ -162,8 +188,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
                 formats.append(0)
             }
         }
-        let result = PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 0)
-        return try take(result, sql: sql)
+        return PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 0)
     }
 
     /// Runs several SQL statements separated by semicolons, without parameters, and returns the
@@ -481,6 +506,13 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     private func take(_ result: OpaquePointer?, sql: String?) throws(PostgreSQLError) -> PostgreSQLResult {
         guard let result else { throw lastError(sql: sql) }
         defer { PQclear(result) }
+        try check(result, sql: sql)
+        return Self.copyRows(result)
+    }
+
+    /// Throws the error `result` holds, if any (a result of a statement that failed).
+    private func check(_ result: OpaquePointer?, sql: String?) throws(PostgreSQLError) {
+        guard let result else { throw lastError(sql: sql) }
         switch PQresultStatus(result) {
         case PGRES_COMMAND_OK, PGRES_TUPLES_OK, PGRES_EMPTY_QUERY:
             break
@@ -510,6 +542,10 @@ public final class PostgreSQLConnection: @unchecked Sendable {
             }
             throw PostgreSQLError(.query, text, sqlState: sqlState, sql: sql)
         }
+    }
+
+    /// The rows and affected-row count of a successful result.
+    private static func copyRows(_ result: OpaquePointer) -> PostgreSQLResult {
         let columnCount = Int(PQnfields(result))
         let rowCount = Int(PQntuples(result))
         var columns: [String] = []

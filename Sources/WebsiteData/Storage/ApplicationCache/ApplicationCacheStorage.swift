@@ -82,8 +82,11 @@ public final class ApplicationCacheStorage: Sendable {
                 for row in frozenRows {
                     try db.execute(
                         """
-                        INSERT OR REPLACE INTO appcache_entries (group_id, url, kind, status, headers, body, size, site, modified)
+                        INSERT INTO appcache_entries (group_id, url, kind, status, headers, body, size, site, modified)
                         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        ON CONFLICT (group_id, url) DO UPDATE SET kind = excluded.kind, status = excluded.status,
+                            headers = excluded.headers, body = excluded.body, size = excluded.size,
+                            site = excluded.site, modified = excluded.modified
                         """, [.integer(id)] + row)
                 }
             }
@@ -129,7 +132,7 @@ public final class ApplicationCacheStorage: Sendable {
     /// - Throws: `StoreError.database` when the store cannot be read.
     public func groups(origin: SecurityOrigin? = nil) throws -> [ApplicationCacheGroup] {
         if let origin { return try groups(where: "origin = ?", [.text(origin.description)]) }
-        return try groups(where: "1", [])
+        return try groups(where: "1 = 1", [])
     }
 
     /// Every entry of a group, sorted by URL.

@@ -95,7 +95,7 @@ extension IDBTransaction {
             sizeDelta -= Int64(keyBytes.count) + oldLength
         }
         try connection.execute(
-            "INSERT OR REPLACE INTO idb_records (store_id, key, value) VALUES (?, ?, ?)",
+            "INSERT INTO idb_records (store_id, key, value) VALUES (?, ?, ?) ON CONFLICT (store_id, key) DO UPDATE SET value = excluded.value",
             [.integer(meta.id), .blob(keyBytes), .blob(valueBytes)])
         sizeDelta += Int64(keyBytes.count + valueBytes.count)
         wrote = true
@@ -118,7 +118,7 @@ extension IDBTransaction {
                     with: IDBError(.constraint, "the unique index \(index.name) already holds the key \(indexKey)"))
             }
             try connection.execute(
-                "INSERT OR IGNORE INTO idb_index_records (index_id, key, primary_key) VALUES (?, ?, ?)",
+                "INSERT INTO idb_index_records (index_id, key, primary_key) VALUES (?, ?, ?) ON CONFLICT DO NOTHING",
                 [.integer(index.id), .blob(bytes), .blob(primaryKey)])
         }
     }
@@ -151,9 +151,9 @@ extension IDBTransaction {
 
     /// The SQL `LIMIT` for a count argument (`nil` or 0 for no limit).
     static func limit(_ count: Int?) throws(IDBError) -> Int64 {
-        guard let count else { return -1 }
-        guard count >= 0 else { throw IDBError(.type, "a count is 0 (for all) or more; \(count) is not") }
-        return count == 0 ? -1 : Int64(count)
+        guard let count, count != 0 else { return Int64.max }
+        guard count > 0 else { throw IDBError(.type, "a count is 0 (for all) or more; \(count) is not") }
+        return Int64(count)
     }
 
     /// A store's records in a range, in key order.
@@ -162,7 +162,7 @@ extension IDBTransaction {
         let (condition, arguments) = range.sql(column: "key")
         let limit = try Self.limit(count)
         return try connection.rows(
-            "SELECT key, \(values ? "value" : "x''") FROM idb_records WHERE store_id = ?\(condition) ORDER BY key LIMIT ?",
+            "SELECT key, \(values ? "value" : "NULL") FROM idb_records WHERE store_id = ?\(condition) ORDER BY key LIMIT ?",
             [.integer(meta.id)] + arguments + [.integer(limit)]
         ) { row in
             let key = row.blob(0)
@@ -184,7 +184,7 @@ extension IDBTransaction {
             JOIN idb_records r ON r.store_id = ? AND r.key = i.primary_key
             WHERE i.index_id = ?\(condition) ORDER BY i.key, i.primary_key LIMIT ?
             """
-            : "SELECT i.key, i.primary_key, x'' FROM idb_index_records i WHERE ? IS NOT NULL AND i.index_id = ?\(condition) ORDER BY i.key, i.primary_key LIMIT ?"
+            : "SELECT i.key, i.primary_key, NULL FROM idb_index_records i WHERE CAST(? AS INTEGER) IS NOT NULL AND i.index_id = ?\(condition) ORDER BY i.key, i.primary_key LIMIT ?"
         return try connection.rows(sql, [.integer(store.id), .integer(index.id)] + arguments + [.integer(limit)]) {
             row in
             RawRecord(key: row.blob(0), primaryKey: row.blob(1), value: row.blob(2))

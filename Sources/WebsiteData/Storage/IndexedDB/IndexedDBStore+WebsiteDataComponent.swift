@@ -28,7 +28,7 @@ extension IndexedDBStore: WebsiteDataComponent {
             condition += " AND site IN (" + Array(repeating: "?", count: sites.count).joined(separator: ", ") + ")"
             values += sites.sorted().map { .text($0) }
         }
-        let select = "SELECT site, count(*) FROM idb_databases WHERE 1\(condition) GROUP BY site"
+        let select = "SELECT site, count(*) FROM idb_databases WHERE 1 = 1\(condition) GROUP BY site"
         let count: (DatabaseConnection) throws -> [String: Int] = { db in
             Dictionary(uniqueKeysWithValues: try db.rows(select, values) { ($0.string(0), Int($0.int(1))) })
         }
@@ -36,7 +36,7 @@ extension IndexedDBStore: WebsiteDataComponent {
         if dryRun || counts.isEmpty { return counts }
         return try writeTransaction(sites: Set(counts.keys), cause: .removal) { db in
             let taken = try count(db)
-            try db.execute("DELETE FROM idb_databases WHERE 1\(condition)", values)
+            try db.execute("DELETE FROM idb_databases WHERE 1 = 1\(condition)", values)
             return taken
         }
     }

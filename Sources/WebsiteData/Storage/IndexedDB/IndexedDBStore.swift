@@ -154,10 +154,10 @@ public final class IndexedDBStore: Sendable {
     func readTransaction<T>(_ body: (DatabaseConnection) throws -> T) throws -> T {
         try Self.refuseNesting()
         return try Self.$transactionActive.withValue(true) {
-            guard let file = database.file else {
+            guard database.isPersistent else {
                 return try database.writer.withLock { db in try db.transaction(write: false) { try body(db) } }
             }
-            let reader = try takeReader(file)
+            let reader = try takeReader(database.file)
             defer { idleReaders.withLock { if $0.count < Self.maxIdleReaders { $0.append(reader) } } }
             return try reader.withLock { db in try db.transaction(write: false) { try body(db) } }
         }
@@ -196,7 +196,7 @@ public final class IndexedDBStore: Sendable {
         }
     }
 
-    private func takeReader(_ file: URL) throws -> LockedConnection<any DatabaseConnection> {
+    private func takeReader(_ file: URL?) throws -> LockedConnection<any DatabaseConnection> {
         if let reader = idleReaders.withLock({ $0.popLast() }) { return reader }
         return LockedConnection<any DatabaseConnection>(try database.newReaderConnection(file: file))
     }

@@ -60,6 +60,12 @@ public final class WebSQLStorage: Sendable {
         origin: SecurityOrigin, name: String, version: String = "", displayName: String = "",
         estimatedSize: Int64 = 0
     ) throws -> WebSQLDatabase {
+        if database.engine == .postgreSQL {
+            throw WebSQLError(
+                .database,
+                "WebSQL-style databases are not kept in a PostgreSQL store: open '\(name)' of \(origin) in a store directory"
+            )
+        }
         var entry = try catalogEntry(origin: origin, name: name)
         if entry == nil {
             let now = clock().timeIntervalSince1970
@@ -103,7 +109,7 @@ public final class WebSQLStorage: Sendable {
     /// - Returns: each database's catalog entry and actual size.
     /// - Throws: `StoreError.database` when the store cannot be read.
     public func databases(origin: SecurityOrigin? = nil) throws -> [WebSQLDatabaseInfo] {
-        let entries = try catalog(origin.map { ("origin = ?", [.text($0.description)]) } ?? ("1", []))
+        let entries = try catalog(origin.map { ("origin = ?", [.text($0.description)]) } ?? ("1 = 1", []))
         return try entries.map { entry in
             WebSQLDatabaseInfo(
                 origin: entry.origin, name: entry.name, displayName: entry.displayName, version: entry.version,
@@ -312,7 +318,7 @@ public final class WebSQLStorage: Sendable {
         guard let directory else { return }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
         guard !names.isEmpty else { return }
-        let catalogued = Set(try catalog(("1", [])).map(\.file))
+        let catalogued = Set(try catalog(("1 = 1", [])).map(\.file))
         for name in names {
             var stem = name
             for suffix in ["-wal", "-shm", "-journal"] where stem.hasSuffix(suffix) { stem.removeLast(suffix.count) }
@@ -361,7 +367,7 @@ extension WebSQLStorage: WebsiteDataComponent {
 
     func siteSizes() throws -> [String: Int64] {
         var sizes: [String: Int64] = [:]
-        for entry in try catalog(("1", [])) {
+        for entry in try catalog(("1 = 1", [])) {
             sizes[entry.site, default: 0] += try size(of: entry)
         }
         return sizes

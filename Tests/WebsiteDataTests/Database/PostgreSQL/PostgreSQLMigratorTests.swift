@@ -133,7 +133,9 @@ import WebsiteDataTestSupport
         #expect(stored == (1...Int64(total)).map { $0 })
         #expect(try context.connection.execute("SELECT position FROM change_log_head").scalar?.int64 == Int64(total))
         // Each appending commit was announced with the head position it left.
-        let announced = try listener.notifications(timeout: .seconds(60)).compactMap { Int64($0.payload) }
+        let announced = try listener.notifications(timeout: .seconds(60)).compactMap {
+            Int64($0.payload.split(separator: " ").last ?? "")
+        }
         #expect(!announced.isEmpty)
         #expect(announced.allSatisfy { (1...Int64(total)).contains($0) })
     }

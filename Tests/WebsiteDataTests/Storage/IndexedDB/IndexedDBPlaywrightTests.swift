@@ -4,7 +4,7 @@ import WebsiteDataTestSupport
 
 @testable import WebsiteData
 
-@Suite(.ownThreads) struct IndexedDBPlaywrightTests {
+@Suite(.ownThreads, .bothEngines) struct IndexedDBPlaywrightTests {
     let origin = idbOrigin("https://shop.example.com")
 
     /// A database with every kind of key and value the format holds.

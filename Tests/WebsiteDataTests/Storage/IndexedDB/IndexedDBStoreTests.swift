@@ -4,7 +4,7 @@ import WebsiteDataTestSupport
 
 @testable import WebsiteData
 
-@Suite(.ownThreads) struct IndexedDBStoreTests {
+@Suite(.ownThreads, .bothEngines) struct IndexedDBStoreTests {
     let origin = idbOrigin("https://app.example.com")
 
     // MARK: Key generator

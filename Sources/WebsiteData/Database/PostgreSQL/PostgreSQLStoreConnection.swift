@@ -1,0 +1,174 @@
+import CPostgreSQL
+import Foundation
+
+/// A store's connection to PostgreSQL, as the data types use a connection (`DatabaseConnection`).
+///
+/// The data types write their SQL once, with SQLite's `?` and `?NNN` parameters; here each
+/// statement's parameters become PostgreSQL's `$n` (worked out once per statement text and
+/// cached). Integers and doubles are sent untyped, in text, so the server reads them as the
+/// column needs them (a flag `1` into a `boolean`); text as text; blobs as `bytea`.
+///
+/// A connection that broke (a server restart, a failover) is made again at the next call outside
+/// a transaction, so one outage costs the calls made during it, not the store object.
+final class PostgreSQLStoreConnection: DatabaseConnection {
+    var engine: DatabaseEngine { .postgreSQL }
+    let connection: PostgreSQLConnection
+    private var rewritten: [String: (sql: String, parameters: Int)] = [:]
+    private var prepared: [String: PostgreSQLStoreStatement] = [:]
+    private(set) var changes = 0
+    /// Called with the new backend process ID after the connection was made again.
+    var onConnect: ((Int32) -> Void)?
+
+    init(_ connection: PostgreSQLConnection) { self.connection = connection }
+
+    var isInTransaction: Bool { connection.isInTransaction }
+
+    func execute(_ sql: String) throws {
+        try reconnectIfLost()
+        try connection.executeScript(sql)
+    }
+
+    func execute(_ sql: String, _ values: [DatabaseValue]) throws {
+        try reconnectIfLost()
+        changes = try connection.execute(postgreSQL(sql), values.map(Self.parameter)).affectedRows
+    }
+
+    func rows<T>(_ sql: String, _ values: [DatabaseValue], _ read: (Row) throws -> T) throws -> [T] {
+        try reconnectIfLost()
+        return try connection.withResult(postgreSQL(sql), values.map(Self.parameter)) { result in
+            let count = PQntuples(result)
+            var rows: [T] = []
+            rows.reserveCapacity(Int(count))
+            for index in 0..<count { rows.append(try read(Row(postgreSQL: result, row: index))) }
+            return rows
+        }
+    }
+
+    func scalar(_ sql: String, _ values: [DatabaseValue]) throws -> DatabaseValue? {
+        try rows(sql, values) { $0[0] }.first
+    }
+
+    func statement(_ sql: String) throws -> any DatabaseStatement {
+        if let cached = prepared[sql] { return cached }
+        let statement = PostgreSQLStoreStatement(connection: self, sql: sql)
+        prepared[sql] = statement
+        return statement
+    }
+
+    /// Runs `body` in a transaction. A read transaction is `REPEATABLE READ READ ONLY`: it sees one
+    /// snapshot, as a SQLite read transaction does. A transaction whose statement failed while
+    /// `body` went on (the error caught inside, with no savepoint rolled back to) is rolled back
+    /// and the call throws, so a failure is never committed as a success.
+    func transaction<T>(write: Bool, _ body: () throws -> T) throws -> T {
+        try reconnectIfLost()
+        return try connection.transaction {
+            if !write { try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY") }
+            return try body()
+        }
+    }
+
+    /// Makes the connection again when it is known to be lost and no transaction is open.
+    private func reconnectIfLost() throws {
+        guard !connection.isConnected && !connection.isInTransaction else { return }
+        try connection.reconnect()
+        onConnect?(connection.backendProcessID)
+    }
+
+    /// The statement with `$n` parameters.
+    func postgreSQL(_ sql: String) -> String { numbered(sql).sql }
+
+    /// The statement with `$n` parameters, and how many it takes.
+    func numbered(_ sql: String) -> (sql: String, parameters: Int) {
+        if let done = rewritten[sql] { return done }
+        let done = Self.numberingParameters(sql)
+        rewritten[sql] = done
+        return done
+    }
+
+    /// `sql` with SQLite's parameters (`?`, `?NNN`) as PostgreSQL's (`$n`), outside string
+    /// literals, quoted identifiers and comments. A plain `?` takes the number after the largest
+    /// one so far, as SQLite numbers it.
+    static func numberingParameters(_ sql: String) -> (sql: String, parameters: Int) {
+        var output = ""
+        output.reserveCapacity(sql.utf8.count + 8)
+        var next = 1
+        var quote: Character?
+        var inComment = false
+        var characters = sql.makeIterator()
+        var pending = characters.next()
+        while let character = pending {
+            pending = characters.next()
+            if inComment {
+                output.append(character)
+                if character == "\n" { inComment = false }
+                continue
+            }
+            if let open = quote {
+                output.append(character)
+                if character == open { quote = nil }
+                continue
+            }
+            switch character {
+            case "'", "\"":
+                quote = character
+                output.append(character)
+            case "-" where pending == "-":
+                inComment = true
+                output.append(character)
+            case "?":
+                var digits = ""
+                while let digit = pending, digit.isASCII, digit.isNumber {
+                    digits.append(digit)
+                    pending = characters.next()
+                }
+                let number = Int(digits) ?? next
+                next = max(next, number + 1)
+                output += "$\(number)"
+            default:
+                output.append(character)
+            }
+        }
+        return (output, next - 1)
+    }
+
+    /// A value as a parameter: numbers untyped, in text, for the server to read as the column's type.
+    static func parameter(_ value: DatabaseValue) -> PostgreSQLValue {
+        switch value {
+        case .null: .null
+        case .integer(let v): .text(String(v))
+        case .real(let v): .text(PostgreSQLValue.double(v).textForm ?? "0")
+        case .text(let v): .text(v)
+        case .blob(let v): .bytes(v)
+        }
+    }
+}
+
+/// A statement of a `PostgreSQLStoreConnection` whose parameters are bound one by one: the values
+/// are kept until the statement runs.
+final class PostgreSQLStoreStatement: DatabaseStatement {
+    unowned let connection: PostgreSQLStoreConnection
+    let sql: String
+    private var values: [DatabaseValue] = []
+
+    init(connection: PostgreSQLStoreConnection, sql: String) {
+        self.connection = connection
+        self.sql = sql
+        reset()
+    }
+
+    func reset() {
+        values.removeAll(keepingCapacity: true)
+        // Parameters left unbound are NULL, as SQLite's are.
+        values.append(contentsOf: repeatElement(.null, count: connection.numbered(sql).parameters))
+    }
+
+    func bind(_ value: DatabaseValue, at index: Int32) {
+        let position = Int(index) - 1
+        while values.count <= position { values.append(.null) }
+        values[position] = value
+    }
+
+    func run() throws { try connection.execute(sql, values) }
+
+    func runReturning() throws -> DatabaseValue? { try connection.scalar(sql, values) }
+}

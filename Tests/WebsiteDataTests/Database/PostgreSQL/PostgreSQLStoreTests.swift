@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import WebsiteDataTestSupport
+
+@testable import WebsiteData
+
+/// A store in a PostgreSQL database, opened as a user opens it (`WebsiteDataStore(url:)`, the
+/// CLI's `--store URI`), shared by store objects and processes that share nothing but the URI.
+@Suite(.ownThreads) struct PostgreSQLStoreTests {
+    let database: PostgreSQLTestDatabase
+    let uri: String
+
+    init() throws {
+        database = try PostgreSQLTestServer.freshDatabase()
+        uri = try Self.uri(database.connectionString)
+    }
+
+    /// The keyword string of the test server as a `postgresql://` URI.
+    static func uri(_ keywords: String) throws -> String {
+        var values: [String: String] = [:]
+        for part in keywords.split(separator: " ") {
+            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
+            guard pair.count == 2 else { continue }
+            values[pair[0]] = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "'"))
+        }
+        var query = URLComponents()
+        query.queryItems = ["host", "port"].compactMap { key in values[key].map { URLQueryItem(name: key, value: $0) } }
+        let user = values["user"].map { $0 + "@" } ?? ""
+        return "postgresql://\(user)/\(values["dbname"] ?? "postgres")?" + (query.percentEncodedQuery ?? "")
+    }
+
+    @Test func storeObjectsOnOneURIShareCookiesAndIdentifiersKeepStoresApart() throws {
+        let url = URL(string: uri)!
+        let first = try WebsiteDataStore(url: url)
+        let second = try WebsiteDataStore(url: url)
+        #expect(first.isPersistent && first.directory == nil)
+        try first.httpCookieStore.set("https://www.example.com/", "login=yes; Max-Age=3600")
+        // The other object of this process sees the commit at its next call.
+        #expect(try second.httpCookieStore.header("https://www.example.com/") == "login=yes")
+
+        let identifier = UUID()
+        let other = try WebsiteDataStore(url: url, identifier: identifier)
+        #expect(try other.httpCookieStore.header("https://www.example.com/") == nil)
+        try other.httpCookieStore.set("https://www.example.com/", "crawler=2")
+        #expect(try first.httpCookieStore.header("https://www.example.com/") == "login=yes")
+
+        // Reopened, the store is still there.
+        let reopened = try WebsiteDataStore(url: url, identifier: identifier)
+        #expect(try reopened.httpCookieStore.header("https://www.example.com/") == "crawler=2")
+    }
+
+    @Test func anotherSchemeIsRefused() throws {
+        let error = #expect(throws: StoreError.self) { try WebsiteDataStore(url: URL(string: "mysql://db/x")!) }
+        #expect(error?.description.contains("postgresql://") == true)
+    }
+
+    @Test func aWrongPasswordIsReportedWithoutIt() throws {
+        let secret = "hunter2-\(UUID().uuidString.prefix(6))"
+        let url = URL(string: "postgresql://\(PostgreSQLTestCluster.passwordRole):\(secret)@127.0.0.1:1/wkstore")!
+        let error = #expect(throws: PostgreSQLError.self) { try WebsiteDataStore(url: url) }
+        #expect(error != nil)
+        #expect(error?.description.contains(secret) == false)
+    }
+
+    /// The CLI in another process writes and clears the store; this process's store object,
+    /// making no calls of its own meanwhile, hears both through the server's notifications.
+    @Test func anotherProcessWritesAndClearsAndAnIdleObjectHearsIt() async throws {
+        let store = try WebsiteDataStore(url: URL(string: uri)!)
+        try store.httpCookieStore.set("https://www.example.com/", "mine=1; Max-Age=3600")
+        let wkstore = Command.product("wkstore")
+
+        let set = try await Command.run(
+            wkstore, ["--store", uri, "cookies", "set", "--url", "https://www.example.com/", "theirs=2; Max-Age=3600"])
+        #expect(set.status == 0, "\(set.stderr)")
+        let header = try await Command.run(wkstore, ["--store", uri, "cookies", "header", "https://www.example.com/"])
+        #expect(header.status == 0, "\(header.stderr)")
+        #expect(header.stdout.contains("mine=1") && header.stdout.contains("theirs=2"))
+        #expect(try store.httpCookieStore.header("https://www.example.com/")?.contains("theirs=2") == true)
+
+        let changes = try store.changes(ofTypes: [.cookies])
+        let clear = try await Command.run(wkstore, ["--store", uri, "clear", "--types", "cookies"])
+        #expect(clear.status == 0, "\(clear.stderr)")
+        var heard: [WebsiteDataChange] = []
+        for try await event in changes {
+            if case .change(let change) = event {
+                heard.append(change)
+                if change.cause == .removal { break }
+            }
+        }
+        #expect(heard.contains { $0.cause == .removal })
+        #expect(try store.httpCookieStore.header("https://www.example.com/") == nil)
+    }
+}
