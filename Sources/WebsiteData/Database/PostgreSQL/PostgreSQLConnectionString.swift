@@ -58,6 +58,18 @@ struct PostgreSQLConnectionString: Sendable {
     /// The settings a message names the connection by, in this order.
     static let shownKeywords = ["host", "hostaddr", "port", "dbname", "user"]
 
+    /// The value libpq reads for `keyword` in a connection string (not its environment), if any.
+    static func value(of keyword: String, in raw: String) -> String? {
+        guard let options = PQconninfoParse(raw, nil) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let name = option.pointee.keyword {
+            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
+    }
+
     /// `text` with every password this string names replaced by `[redacted]`.
     func redact(_ text: String) -> String { Self.redact(text, secrets: secrets) }
 

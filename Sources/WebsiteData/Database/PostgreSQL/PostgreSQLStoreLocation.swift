@@ -47,7 +47,11 @@ struct PostgreSQLStoreLocation: Sendable, Hashable {
     }
 
     /// Opens a connection whose search path is the store's schema, and keeps it through reconnects.
+    /// Server options the connection string gives (`options=-c statement_timeout=5s`) are kept,
+    /// the search path added after them.
     func connect() throws -> PostgreSQLConnection {
-        try PostgreSQLConnection(connectionString, settings: ["options": "-c search_path=\(schema)"])
+        let given = PostgreSQLConnectionString.value(of: "options", in: connectionString) ?? ""
+        let options = (given.isEmpty ? "" : given + " ") + "-c search_path=\(schema)"
+        return try PostgreSQLConnection(connectionString, settings: ["options": options])
     }
 }

@@ -49,6 +49,15 @@ import WebsiteDataTestSupport
         #expect(try reopened.httpCookieStore.header("https://www.example.com/") == "crawler=2")
     }
 
+    @Test func serverOptionsOfTheURIAreKeptBesideTheStoresSchema() throws {
+        let store = try WebsiteDataStore(url: URL(string: uri + "&options=-c%20statement_timeout%3D4321")!)
+        let (timeout, path) = try store.database.read { db in
+            (try db.scalar("SHOW statement_timeout")?.text, try db.scalar("SHOW search_path")?.text)
+        }
+        #expect(timeout == "4321ms")
+        #expect(path == "wkstore")
+    }
+
     @Test func anotherSchemeIsRefused() throws {
         let error = #expect(throws: StoreError.self) { try WebsiteDataStore(url: URL(string: "mysql://db/x")!) }
         #expect(error?.description.contains("postgresql://") == true)
