@@ -23,7 +23,9 @@ enum StoresCommands {
 
         func run(_ invocation: Invocation) async throws {
             try refuseStoreOptions(invocation)
-            let identifiers = try WebsiteDataStore.allDataStoreIdentifiers().map { $0.uuidString.lowercased() }
+            let identifiers = try
+                (postgreSQLDatabase(invocation).map { try WebsiteDataStore.allDataStoreIdentifiers(in: $0) }
+                ?? WebsiteDataStore.allDataStoreIdentifiers()).map { $0.uuidString.lowercased() }
             let output = invocation.output
             if output.json {
                 output.write(.array(identifiers.map(JSONValue.string)))
@@ -50,7 +52,11 @@ enum StoresCommands {
                 throw CLIError.usage(
                     "'\(text)' is not a store identifier: give a UUID as 'wkstore stores list' prints it")
             }
-            try WebsiteDataStore.removeDataStore(forIdentifier: identifier)
+            if let database = try postgreSQLDatabase(invocation) {
+                try WebsiteDataStore.removeDataStore(forIdentifier: identifier, in: database)
+            } else {
+                try WebsiteDataStore.removeDataStore(forIdentifier: identifier)
+            }
             let output = invocation.output
             if output.json {
                 output.write(.object([("removed", .string(identifier.uuidString.lowercased()))]))
@@ -60,12 +66,23 @@ enum StoresCommands {
         }
     }
 
-    /// `stores` works on the stores under the root directory: `--store` and `--identifier` name one store, which makes no sense here.
+    /// `stores` works on the stores under the root directory, or in the PostgreSQL database a
+    /// `--store URI` names: a directory `--store` and `--identifier` name one store, which makes
+    /// no sense here.
     private static func refuseStoreOptions(_ invocation: Invocation) throws(CLIError) {
-        if invocation.globals.store != nil || invocation.globals.identifier != nil {
+        let store = invocation.globals.store
+        if store.map(StoreLocation.isPostgreSQLURI) == true && invocation.globals.identifier == nil { return }
+        if store != nil || invocation.globals.identifier != nil {
             throw .usage(
-                "'\(invocation.command.fullName)' works on the stores under $XDG_DATA_HOME/wkstore; --store and --identifier do not apply"
+                "'\(invocation.command.fullName)' works on the stores under $XDG_DATA_HOME/wkstore, or in the database of a postgresql:// --store; a directory --store and --identifier do not apply"
             )
         }
+    }
+
+    /// The PostgreSQL database a `--store URI` names, if it does.
+    private static func postgreSQLDatabase(_ invocation: Invocation) throws(CLIError) -> URL? {
+        guard let store = invocation.globals.store, StoreLocation.isPostgreSQLURI(store) else { return nil }
+        guard let url = URL(string: store) else { throw .usage("--store: not a valid postgresql:// URI") }
+        return url
     }
 }

@@ -58,6 +58,29 @@ import WebsiteDataTestSupport
         #expect(path == "wkstore")
     }
 
+    @Test func storesOfIdentifiersAreListedAndRemoved() async throws {
+        let url = URL(string: uri)!
+        let identifier = UUID()
+        do {
+            let store = try WebsiteDataStore(url: url, identifier: identifier)
+            try store.httpCookieStore.set("https://www.example.com/", "a=1")
+            _ = try WebsiteDataStore(url: url)
+        }
+        #expect(try WebsiteDataStore.allDataStoreIdentifiers(in: url) == [identifier])
+        let wkstore = Command.product("wkstore")
+        let listed = try await Command.run(wkstore, ["--store", uri, "stores", "list"])
+        #expect(listed.lines == [identifier.uuidString.lowercased()], "\(listed)")
+        let removed = try await Command.run(wkstore, ["--store", uri, "stores", "remove", identifier.uuidString])
+        #expect(removed.status == 0, "\(removed)")
+        #expect(try WebsiteDataStore.allDataStoreIdentifiers(in: url).isEmpty)
+        #expect(throws: StoreError.noSuchStore(identifier: identifier)) {
+            try WebsiteDataStore.removeDataStore(forIdentifier: identifier, in: url)
+        }
+        // A new store of that identifier starts empty.
+        let again = try WebsiteDataStore(url: url, identifier: identifier)
+        #expect(try again.httpCookieStore.header("https://www.example.com/") == nil)
+    }
+
     @Test func anotherSchemeIsRefused() throws {
         let error = #expect(throws: StoreError.self) { try WebsiteDataStore(url: URL(string: "mysql://db/x")!) }
         #expect(error?.description.contains("postgresql://") == true)

@@ -1,0 +1,40 @@
+import Foundation
+
+extension WebsiteDataStore {
+    /// The identifiers of the stores made for identifiers in the PostgreSQL database a URI names,
+    /// sorted (the default store is not among them).
+    ///
+    /// - Throws: `StoreError.invalidArgument` for a URL that is not a `postgresql://` URI;
+    ///   `PostgreSQLError` when the server cannot be reached or refuses.
+    public static func allDataStoreIdentifiers(in url: URL) throws -> [UUID] {
+        let connection = try postgreSQLConnection(url)
+        let rows = try connection.execute(
+            "SELECT nspname FROM pg_catalog.pg_namespace WHERE starts_with(nspname, $1)",
+            [.text(PostgreSQLStoreLocation.defaultSchema + "_")]
+        ).rows
+        return rows.compactMap { $0[0].text.flatMap(PostgreSQLStoreLocation.identifier(ofSchema:)) }
+            .sorted { $0.uuidString < $1.uuidString }
+    }
+
+    /// Deletes the store of `identifier` in the PostgreSQL database a URI names, with all its data
+    /// (its schema). Store objects other processes hold on it fail at their next call.
+    ///
+    /// - Throws: `StoreError.noSuchStore` when there is none; otherwise as `allDataStoreIdentifiers(in:)`.
+    public static func removeDataStore(forIdentifier identifier: UUID, in url: URL) throws {
+        let connection = try postgreSQLConnection(url)
+        let schema = PostgreSQLStoreLocation.schema(for: identifier)
+        let exists = "SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1"
+        guard try connection.execute(exists, [.text(schema)]).scalar?.int64 == 1 else {
+            throw StoreError.noSuchStore(identifier: identifier)
+        }
+        // A schema name made by PostgreSQLStoreLocation is letters, digits and '_'.
+        try connection.execute("DROP SCHEMA \(schema) CASCADE")
+    }
+
+    private static func postgreSQLConnection(_ url: URL) throws -> PostgreSQLConnection {
+        guard PostgreSQLStoreLocation.isPostgreSQLURI(url.absoluteString) else {
+            throw StoreError.invalidArgument("\(url.scheme ?? "this URL") is not a postgresql:// or postgres:// URI")
+        }
+        return try PostgreSQLConnection(url.absoluteString)
+    }
+}
