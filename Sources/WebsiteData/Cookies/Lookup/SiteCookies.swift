@@ -412,7 +412,11 @@ struct SiteCookies {
     var currentHints: LookupHints {
         index.withUnsafeBufferPointer { index in
             keys.withUnsafeBufferPointer { keys in
-                bytes.withUnsafeBufferPointer { LookupHints(index: index, keys: keys, bytes: $0) }
+                bytes.withUnsafeBufferPointer { bytes in
+                    LookupHints(
+                        index: UnsafeRawPointer(index.baseAddress), keys: UnsafeRawPointer(keys.baseAddress),
+                        bytes: UnsafeRawPointer(bytes.baseAddress))
+                }
             }
         }
     }
