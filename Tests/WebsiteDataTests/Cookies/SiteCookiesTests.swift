@@ -135,8 +135,8 @@ import WebsiteDataTestSupport
         }
         #expect(lookups > (sentEverywhere ? 1_000 : 500))
         #expect(found > 100)
-        // Both ways of putting matches in order were checked: by insertion and by rank.
-        #expect(mostSent > (sentEverywhere ? 3 * SiteCookies.insertionSortLimit : 2), "at most \(mostSent) sent")
+        // Lookups put many matches in order at once, not only a few.
+        #expect(mostSent > (sentEverywhere ? 96 : 2), "at most \(mostSent) sent")
     }
 
     /// A key is 32 bytes: a site's scan reads two to a cache line.

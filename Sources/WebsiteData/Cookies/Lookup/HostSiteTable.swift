@@ -129,25 +129,16 @@ final class HostSiteTable: @unchecked Sendable {
         return key
     }
 
-    /// The key's hash with its low bit set: each word folded in by a full-width multiply, from
-    /// a seed drawn once per process (so that hosts cannot be chosen to collide without it).
-    /// Not `Hasher`: SipHash over five words is a noticeable part of a lookup, which this is on.
+    /// The key's hash (`Hasher`, seeded per process: hosts cannot be chosen to collide) with its
+    /// low bit set.
     private static func tag(of key: Host) -> UInt32 {
-        var hash = seed
-        hash = mix(hash ^ key.0)
-        hash = mix(hash ^ key.1)
-        hash = mix(hash ^ key.2)
-        hash = mix(hash ^ key.3)
-        hash = mix(hash ^ key.4)
-        return UInt32(truncatingIfNeeded: mix(hash)) | 1
-    }
-
-    private static let seed = UInt64.random(in: .min ... .max)
-
-    /// The two halves of `value` times an odd constant (the 64-bit golden ratio), xored.
-    private static func mix(_ value: UInt64) -> UInt64 {
-        let product = value.multipliedFullWidth(by: 0x9E37_79B9_7F4A_7C15)
-        return product.high ^ product.low
+        var hasher = Hasher()
+        hasher.combine(key.0)
+        hasher.combine(key.1)
+        hasher.combine(key.2)
+        hasher.combine(key.3)
+        hasher.combine(key.4)
+        return UInt32(truncatingIfNeeded: hasher.finalize()) | 1
     }
 
     private static func allocate(_ capacity: Int) -> UnsafeMutablePointer<Entry> {

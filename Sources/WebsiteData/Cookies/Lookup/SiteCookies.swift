@@ -358,7 +358,7 @@ struct SiteCookies {
                         }
                     }
                 }
-                Self.sortInHeaderOrder(UnsafeMutableBufferPointer(rebasing: found[..<n]), count: index.memberCount)
+                Self.sortInHeaderOrder(UnsafeMutableBufferPointer(rebasing: found[..<n]))
                 let matched = UnsafeBufferPointer(rebasing: found[..<n])
                 var due: [Int] = []
                 for i in matched {
@@ -402,41 +402,21 @@ struct SiteCookies {
     /// index (a site's ranks are 0 to `count` - 1, each once), and leaves their indices. Sorting
     /// the numbers themselves reads no key: compared through the keys, a sort reads two ranks a
     /// step.
-    private static func sortInHeaderOrder(_ found: UnsafeMutableBufferPointer<Int>, count: Int) {
-        let index = (1 << 32) - 1
-        guard found.count > insertionSortLimit else {
-            // A request sends few cookies: sorted in place by insertion.
-            for j in stride(from: 1, to: found.count, by: 1) {
-                let moving = found[j]
-                var k = j
-                while k > 0 && moving < found[k - 1] {
-                    found[k] = found[k - 1]
-                    k -= 1
-                }
-                found[k] = moving
-            }
-            for k in found.indices { found[k] &= index }
-            return
-        }
-        // Many: each put at its rank, then read in order. 32 bits an index: a site of up to 256
-        // cookies fits the kilobyte a temporary allocation takes from the stack, not the heap.
-        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: count) { byRank in
-            byRank.initialize(repeating: .max)
-            for value in found { byRank[value >> 32] = UInt32(truncatingIfNeeded: value) }
-            var n = 0
-            for i in byRank where i != .max {
-                found[n] = Int(i)
-                n += 1
-            }
-            assert(n == found.count, "two cookies of one rank")
-        }
+    private static func sortInHeaderOrder(_ found: UnsafeMutableBufferPointer<Int>) {
+        var found = found
+        found.sort()
+        for k in found.indices { found[k] &= (1 << 32) - 1 }
     }
 
     /// Where the index, keys and bytes are now.
     var currentHints: LookupHints {
         index.withUnsafeBufferPointer { index in
             keys.withUnsafeBufferPointer { keys in
-                bytes.withUnsafeBufferPointer { LookupHints(index: index, keys: keys, bytes: $0) }
+                bytes.withUnsafeBufferPointer { bytes in
+                    LookupHints(
+                        index: UnsafeRawPointer(index.baseAddress), keys: UnsafeRawPointer(keys.baseAddress),
+                        bytes: UnsafeRawPointer(bytes.baseAddress))
+                }
             }
         }
     }
@@ -578,10 +558,6 @@ struct SiteCookies {
             }
         }
     }
-
-    /// Matches up to this many are put in header order by insertion; more by their ranks
-    /// (insertion is quadratic in the cookies sent, and a site may send thousands).
-    static let insertionSortLimit = 32
 
     /// How many of the newest cookies `find` looks through.
     static let internWindow = 64

@@ -6,7 +6,8 @@ import WebsiteDataTestSupport
 
 /// The store's `Cookie` headers, served by the fast path, are those the plain reference
 /// (`ReferenceCookieLookup`) finds over the cookies the store holds, after random sets, deletes,
-/// expiries, evictions and lookups over 1,000 sites, from fixed seeds.
+/// expiries, evictions and lookups over 1,000 sites, from fixed seeds. After each set, the cookie
+/// it stored is in the jar, whatever the set evicted: the jar never evicts the cookie it stores.
 ///
 /// Cookies are set from `Set-Cookie` strings through the store, so canonicalisation and the
 /// jar's rules decide what is stored; the reference holds a copy of what the jar holds (read
@@ -33,6 +34,9 @@ import WebsiteDataTestSupport
         ]
     /// Sites that get many cookies (more than a site keeps).
     static let bigSites = 2
+    /// Lookups sending more than this many cookies are counted (`manySent`): the big sites are
+    /// looked up with many.
+    static let many = 32
     static let requestPaths = ["/", "", "/a", "/a/", "/a/b", "/a/b/c.html", "/ab", "/b/", "/b/x", "/a/bc"]
     static let cookiePaths = ["/", "/a", "/a/", "/a/b", "/b", "/ab", "/b/"]
 
@@ -72,6 +76,19 @@ import WebsiteDataTestSupport
     struct Counts {
         var ops = 0, sets = 0, stored = 0, deletes = 0, expiries = 0, lookups = 0, sent = 0, manySent = 0
         var siteEvictions = 0, globalEvictions = 0
+        /// Sets that stored a cookie and evicted others, in its site or elsewhere.
+        var storedWhileEvicting = 0
+    }
+
+    /// The cookie a set of `header` from `url` stores, canonicalised as the store does, or `nil`
+    /// when it is refused or deletes.
+    static func accepted(_ header: String, for url: URL, context: CookieRequestContext, now: Date) -> Cookie? {
+        guard let parsed = ParsedCookie.parse(header), let request = CanonicalCookie.RequestFacts(url: url),
+            case .success(let outcome) = CanonicalCookie.make(
+                parsed, request: request, url: url, context: context, api: .http, now: now),
+            !outcome.deletes
+        else { return nil }
+        return outcome.cookie
     }
 
     static func host(_ site: String, _ random: inout SeededRandom) -> String {
@@ -184,6 +201,14 @@ import WebsiteDataTestSupport
                     try resyncAll(store, into: &mirror)
                 }
                 #expect(mirror.count == total && total <= 3000)
+                // The cookie just stored is there, even when the set evicted others to make room.
+                if summary.stored == 1, let stored = Self.accepted(header, for: url, context: context, now: clock.now) {
+                    let held = stored.site == site ? cookies : try jar(store, site: stored.site).1
+                    #expect(
+                        held.contains { $0.key == stored.key && $0.value == stored.value },
+                        "seed \(seed), op \(op): \(stored.key) stored, then evicted (\(summary.evicted) evicted)")
+                    if summary.evicted > 0 { counts.storedWhileEvicting += 1 }
+                }
                 #expect(cookies.count <= 180)
                 #expect(Set(cookies.map(\.key)).count == cookies.count, "one cookie per key in \(site)")
             } else if kind < 50 {
@@ -236,8 +261,21 @@ import WebsiteDataTestSupport
                         return counts
                     }
                     if !reference.isEmpty { counts.sent += 1 }
-                    if reference.count > SiteCookies.insertionSortLimit { counts.manySent += 1 }
+                    if reference.count > Self.many { counts.manySent += 1 }
                 }
+            }
+            // Once, a site is filled with Secure cookies, then given one that is not: the set
+            // evicts a Secure cookie, never the one it stores (which eviction's order puts first).
+            if op == 10_000 {
+                let url = URL(string: "https://\(sites[1])/")!
+                try store.setCookies(fromSetCookieHeaders: (0..<180).map { "full\($0)=v; Secure" }, for: url)
+                let summary = try store.setCookies(fromSetCookieHeaders: ["fresh=v"], for: url)
+                let stored = try #require(
+                    Self.accepted("fresh=v", for: url, context: .topLevelNavigation, now: clock.now))
+                let held = try jar(store, site: stored.site).1
+                #expect(summary.stored == 1 && summary.evicted == 1)
+                #expect(held.contains { $0.key == stored.key }, "seed \(seed): the cookie stored was evicted")
+                try resyncAll(store, into: &mirror)
             }
             // Rarely, the session ends: every session cookie goes.
             if op == 20_000 {
@@ -256,6 +294,7 @@ import WebsiteDataTestSupport
         #expect(counts.ops == 25_000)
         #expect(counts.sent > 1_000 && counts.manySent > 10)
         #expect(
-            counts.siteEvictions > 10 && counts.deletes > 100 && counts.expiries > 100)
+            counts.siteEvictions > 10 && counts.storedWhileEvicting > 10 && counts.deletes > 100
+                && counts.expiries > 100)
     }
 }
