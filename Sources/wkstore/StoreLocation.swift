@@ -31,7 +31,7 @@ enum StoreLocation: Sendable {
     init(_ options: GlobalOptions, environment: [String: String] = ProcessInfo.processInfo.environment) throws(CLIError)
     {
         let named = options.store ?? environment["WKSTORE_DIR"].flatMap { $0.isEmpty ? nil : $0 }
-        if let named, Self.isPostgreSQLURI(named) {
+        if let named, WebsiteDataStore.isPostgreSQLURI(named) {
             guard let url = URL(string: named) else { throw .usage("--store: not a valid postgresql:// URI") }
             self = .postgreSQL(url, identifier: try options.identifier.map(Self.identifier))
             return
@@ -51,12 +51,6 @@ enum StoreLocation: Sendable {
                 self = .default
             }
         }
-    }
-
-    /// Whether `text` is a PostgreSQL URI rather than a directory.
-    static func isPostgreSQLURI(_ text: String) -> Bool {
-        let lower = text.lowercased()
-        return lower.hasPrefix("postgresql://") || lower.hasPrefix("postgres://")
     }
 
     /// The identifier `text` names.

@@ -71,7 +71,7 @@ enum StoresCommands {
     /// no sense here.
     private static func refuseStoreOptions(_ invocation: Invocation) throws(CLIError) {
         let store = invocation.globals.store
-        if store.map(StoreLocation.isPostgreSQLURI) == true && invocation.globals.identifier == nil { return }
+        if store.map(WebsiteDataStore.isPostgreSQLURI) == true && invocation.globals.identifier == nil { return }
         if store != nil || invocation.globals.identifier != nil {
             throw .usage(
                 "'\(invocation.command.fullName)' works on the stores under $XDG_DATA_HOME/wkstore, or in the database of a postgresql:// --store; a directory --store and --identifier do not apply"
@@ -81,8 +81,8 @@ enum StoresCommands {
 
     /// The PostgreSQL database a `--store URI` names, if it does.
     private static func postgreSQLDatabase(_ invocation: Invocation) throws(CLIError) -> URL? {
-        guard let store = invocation.globals.store, StoreLocation.isPostgreSQLURI(store) else { return nil }
-        guard let url = URL(string: store) else { throw .usage("--store: not a valid postgresql:// URI") }
+        guard invocation.globals.store != nil, case .postgreSQL(let url, _) = try StoreLocation(invocation.globals)
+        else { return nil }
         return url
     }
 }

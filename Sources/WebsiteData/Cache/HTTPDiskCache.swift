@@ -293,12 +293,11 @@ final class HTTPDiskCache: Sendable {
                     fileName = .text(name)
                 }
                 let t = DatabaseValue.real(now.timeIntervalSince1970)
-                let id = try db.scalar(
+                let id = try db.insert(
                     """
                     INSERT INTO http_cache (site, partition_key, method, url, variant, status, headers, request_time,
                         response_time, body, body_file, body_size, size, created, modified, last_access)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    RETURNING id
                     """,
                     [
                         .text(site), .text(key.partition), .text(key.method), .text(key.url), .text(key.variant),
@@ -306,8 +305,8 @@ final class HTTPDiskCache: Sendable {
                         .real(policy.requestTime.timeIntervalSince1970),
                         .real(policy.responseTime.timeIntervalSince1970),
                         inline, fileName, .integer(bodySize), .integer(size), t, t, t,
-                    ])
-                rowID.withLock { $0 = id?.int64 }
+                    ], returning: "id")
+                rowID.withLock { $0 = id }
                 files += try Self.evict(maxSize: try CacheSettings.maxSize(db), db)
                 doomed.withLock { $0 = files }
             }

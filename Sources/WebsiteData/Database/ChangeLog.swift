@@ -3,19 +3,15 @@ import Foundation
 
 extension StoreDatabase {
     /// Appends change-log rows (with their cookies, for cookie changes); returns the sequence
-    /// numbers they took. Used inside a write transaction of the writer connection.
-    ///
-    /// On SQLite an entry's position is its rowid, read after the insert (a `RETURNING` clause
-    /// costs a result row per entry, on every commit); on PostgreSQL a trigger assigns it and
-    /// `RETURNING` reads it.
+    /// numbers they took. Used inside a write transaction of the writer connection. An entry's
+    /// position is its row's key (SQLite's rowid; on PostgreSQL, given by a trigger).
     static func appendToLog(_ changes: [ChangeLogEntry], _ db: DatabaseConnection) throws -> ClosedRange<Int64>? {
         guard !changes.isEmpty else { return nil }
-        let sqlite = db as? SQLiteConnection
         let statement = try db.statement(
             """
             INSERT INTO change_log (type, site, cause, time, since, op, \(CookiePersistence.columns))
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """ + (sqlite == nil ? " RETURNING seq" : ""))
+            """ + db.engine.returning("seq"))
         let time = Date().timeIntervalSince1970
         var range: ClosedRange<Int64>?
         for entry in changes {
@@ -29,13 +25,7 @@ extension StoreDatabase {
                 try statement.bind(.integer(logged.op.rawValue), at: 6)
                 try CookiePersistence.bind(logged.cookie, to: statement, from: 7)
             }
-            let seq: Int64
-            if let sqlite {
-                try statement.run()
-                seq = sqlite3_last_insert_rowid(sqlite.handle)
-            } else if let position = try statement.runReturning()?.int64 {
-                seq = position
-            } else {
+            guard let seq = try statement.runInsert() else {
                 throw StoreError.notAStore(detail: "the change log gave no position to an appended entry")
             }
             range = (range?.lowerBound ?? seq)...seq

@@ -46,6 +46,15 @@ extension DatabaseConnection {
     func scalar(_ sql: String) throws -> DatabaseValue? { try scalar(sql, []) }
     /// Runs `body` in a write transaction.
     func transaction<T>(_ body: () throws -> T) throws -> T { try transaction(write: true, body) }
+
+    /// Runs an `INSERT` of one row and returns its key: the rowid on SQLite, `column` on
+    /// PostgreSQL (where an identity or a trigger assigns it).
+    func insert(_ sql: String, _ values: [DatabaseValue], returning column: String) throws -> Int64? {
+        let statement = try statement(sql + engine.returning(column))
+        try statement.reset()
+        for (offset, value) in values.enumerated() { try statement.bind(value, at: Int32(offset + 1)) }
+        return try statement.runInsert()
+    }
 }
 
 /// A prepared statement whose parameters are bound one by one, then run.
@@ -56,9 +65,10 @@ protocol DatabaseStatement: AnyObject {
     func bind(_ value: DatabaseValue, at index: Int32) throws
     /// Runs the statement with the values bound since `reset`.
     func run() throws
-    /// Runs the statement with the values bound since `reset` and returns the first column of
-    /// its first row (a `RETURNING` clause), if any.
-    func runReturning() throws -> DatabaseValue?
+    /// Runs an `INSERT` of one row with the values bound since `reset` and returns the row's
+    /// key: SQLite's rowid; on PostgreSQL, what the statement's `RETURNING` clause gives (its SQL
+    /// ends with `DatabaseEngine.returning`).
+    func runInsert() throws -> Int64?
 }
 
 /// A connection behind a lock: the only way a connection is shared between threads.
@@ -94,6 +104,11 @@ extension DatabaseEngine {
             return "INSERT INTO \(table) (\(names)) \(rows) ON CONFLICT (\(key.joined(separator: ", "))) DO \(action)"
         }
     }
+
+    /// What an `INSERT` ends with so that `DatabaseStatement.runInsert` gives the row's key
+    /// `column`: nothing on SQLite, which reads the rowid after the insert (a `RETURNING` clause
+    /// costs a result row per insert); ` RETURNING column` on PostgreSQL.
+    func returning(_ column: String) -> String { self == .sqlite ? "" : " RETURNING \(column)" }
 
     /// The function that gives the larger of two values: SQLite's two-argument `max`,
     /// PostgreSQL's `greatest`.

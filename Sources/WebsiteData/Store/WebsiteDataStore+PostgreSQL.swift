@@ -1,6 +1,10 @@
 import Foundation
 
 extension WebsiteDataStore {
+    /// Whether `text` names a store in a PostgreSQL database (a `postgresql://` or
+    /// `postgres://` URI) rather than a directory.
+    public static func isPostgreSQLURI(_ text: String) -> Bool { PostgreSQLStoreLocation.isPostgreSQLURI(text) }
+
     /// The identifiers of the stores made for identifiers in the PostgreSQL database a URI names,
     /// sorted (the default store is not among them).
     ///

@@ -20,17 +20,21 @@ struct PostgreSQLConnectionString: Sendable {
     let secrets: [String]
     /// The connection's target for messages: host, port, database and user, as libpq parsed them.
     let summary: String
+    /// The server options the string gives (libpq's `options`), if any.
+    let options: String?
 
     init(_ raw: String) {
         self.raw = raw
         var secrets = Self.textualSecrets(raw)
         var shown: [String: String] = [:]
+        var serverOptions: String?
         var errorMessage: UnsafeMutablePointer<CChar>?
         if let options = PQconninfoParse(raw, &errorMessage) {
             var option = options
             while let keyword = option.pointee.keyword {
                 let name = String(cString: keyword)
                 if let value = option.pointee.val.map({ String(cString: $0) }), !value.isEmpty {
+                    if name == "options" { serverOptions = value }
                     if Self.secretKeywords.contains(name) {
                         secrets.append(value)
                     } else if Self.shownKeywords.contains(name) {
@@ -42,6 +46,7 @@ struct PostgreSQLConnectionString: Sendable {
             PQconninfoFree(options)
         }
         if let errorMessage { PQfreemem(errorMessage) }
+        self.options = serverOptions
         if let environment = ProcessInfo.processInfo.environment["PGPASSWORD"], !environment.isEmpty {
             secrets.append(environment)
         }
@@ -57,18 +62,6 @@ struct PostgreSQLConnectionString: Sendable {
     static let secretKeywords: Set<String> = ["password", "sslpassword"]
     /// The settings a message names the connection by, in this order.
     static let shownKeywords = ["host", "hostaddr", "port", "dbname", "user"]
-
-    /// The value libpq reads for `keyword` in a connection string (not its environment), if any.
-    static func value(of keyword: String, in raw: String) -> String? {
-        guard let options = PQconninfoParse(raw, nil) else { return nil }
-        defer { PQconninfoFree(options) }
-        var option = options
-        while let name = option.pointee.keyword {
-            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
-            option += 1
-        }
-        return nil
-    }
 
     /// `text` with every password this string names replaced by `[redacted]`.
     func redact(_ text: String) -> String { Self.redact(text, secrets: secrets) }

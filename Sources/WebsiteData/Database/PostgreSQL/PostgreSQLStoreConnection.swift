@@ -170,5 +170,5 @@ final class PostgreSQLStoreStatement: DatabaseStatement {
 
     func run() throws { try connection.execute(sql, values) }
 
-    func runReturning() throws -> DatabaseValue? { try connection.scalar(sql, values) }
+    func runInsert() throws -> Int64? { try connection.scalar(sql, values)?.int64 }
 }

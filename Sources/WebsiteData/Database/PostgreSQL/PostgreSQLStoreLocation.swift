@@ -50,8 +50,8 @@ struct PostgreSQLStoreLocation: Sendable, Hashable {
     /// Server options the connection string gives (`options=-c statement_timeout=5s`) are kept,
     /// the search path added after them.
     func connect() throws -> PostgreSQLConnection {
-        let given = PostgreSQLConnectionString.value(of: "options", in: connectionString) ?? ""
-        let options = (given.isEmpty ? "" : given + " ") + "-c search_path=\(schema)"
+        let given = PostgreSQLConnectionString(connectionString).options.map { $0 + " " } ?? ""
+        let options = given + "-c search_path=\(schema)"
         return try PostgreSQLConnection(connectionString, settings: ["options": options])
     }
 }

@@ -87,12 +87,9 @@ final class SQLiteStatement: DatabaseStatement {
         sqlite3_reset(handle)
     }
 
-    func runReturning() throws(DatabaseError) -> DatabaseValue? {
-        defer { sqlite3_reset(handle) }
-        guard try step() else { return nil }
-        let value = Row(sqlite: handle)[0]
-        while try step() {}
-        return value
+    func runInsert() throws(DatabaseError) -> Int64? {
+        try run()
+        return sqlite3_last_insert_rowid(connection.handle)
     }
 
     /// Runs the statement and collects one value per row with `read`.
