@@ -5,6 +5,7 @@
 //   wkstore-stress mixed --store DIR [--tasks 8] [--duration 5] [--prefix P]
 //   wkstore-stress nonpersistent [--batches N]
 //   wkstore-stress import --store DIR --file FILE
+//   wkstore-stress bigbody --store DIR|URI [--identifier UUID] [--megabytes 200]
 //   wkstore-stress diskcache|indexeddb|localstorage|websql|appcache --store DIR [--batches N] [--per-batch K] [--prefix P]
 //   wkstore-stress fill --store DIR [--per-batch K]
 //   wkstore-stress read --store DIR [--url URL] [--origin ORIGIN] [--export FILE] [--backup DIR] [--try-writes yes]
@@ -62,10 +63,23 @@ let batches = Int(options["batches"] ?? "1000") ?? 1000
 let perBatch = Int(options["per-batch"] ?? "5") ?? 5
 let prefix = options["prefix"] ?? "c"
 
+/// The store `--store` names: a directory, or a `postgresql://` URI (with `--identifier`, that
+/// identifier's store in the database).
+@MainActor func openStore() throws -> WebsiteDataStore {
+    let identifier = try options["identifier"].map { text in
+        guard let uuid = UUID(uuidString: text) else { throw StoreError.invalidArgument("not a UUID: \(text)") }
+        return uuid
+    }
+    if WebsiteDataStore.isPostgreSQLURI(storePath) {
+        return try WebsiteDataStore(url: URL(string: storePath)!, identifier: identifier)
+    }
+    return try WebsiteDataStore(url: URL(fileURLWithPath: storePath, isDirectory: true), identifier: identifier)
+}
+
 switch mode {
 case "cookies":
     do {
-        let store = try WebsiteDataStore(directory: URL(fileURLWithPath: storePath))
+        let store = try openStore()
         try store.set(.cookiesMaxTotal, to: "10000000")
         try store.set(.cookiesMaxPerSite, to: "1000000")
         for batch in 0..<batches {
@@ -80,7 +94,7 @@ case "cookies":
 case "clear":
     // Removes the cookies of the store (of `--sites a,b` only, if given), as `wkstore clear --types cookies` does.
     do {
-        let store = try WebsiteDataStore(directory: URL(fileURLWithPath: storePath))
+        let store = try openStore()
         let sites = options["sites"].map { Set($0.split(separator: ",").map(String.init)) }
         let removed = try store.removeData(ofTypes: [.cookies], matching: RemovalFilter(sites: sites))
         FileHandle.standardOutput.write(Data("cleared \(removed.count)\n".utf8))
@@ -110,7 +124,7 @@ case "mixed":
     let tasks = Int(options["tasks"] ?? "8") ?? 8
     let duration = Double(options["duration"] ?? "5") ?? 5
     do {
-        let store = try WebsiteDataStore(directory: URL(fileURLWithPath: storePath))
+        let store = try openStore()
         let deadline = Date().addingTimeInterval(duration)
         let stats = Locked(MixedStats())
         DispatchQueue.concurrentPerform(iterations: tasks) { task in
@@ -155,7 +169,7 @@ case "import":
     // of its own so that nothing else running inflates it.
     do {
         guard let file = options["file"] else { fail("--file FILE is required") }
-        let store = try WebsiteDataStore(directory: URL(fileURLWithPath: storePath))
+        let store = try openStore()
         let before = residentKilobytes("VmRSS")
         let summary = try CookieInterchange.importCookies(from: URL(fileURLWithPath: file), into: store.httpCookieStore)
         let peak = residentKilobytes("VmHWM")
@@ -172,10 +186,20 @@ case "import":
     } catch {
         fail("\(error)")
     }
+case "bigbody":
+    // Stores one response of `--megabytes` MiB through the disk cache, then serves it from a
+    // new store object, and reports the bytes served, whether they match and the peak resident
+    // memory it took: a body is streamed, never whole in memory.
+    do {
+        let megabytes = Int(options["megabytes"] ?? "200") ?? 200
+        try reportBigBody(megabytes: megabytes, open: openStore)
+    } catch {
+        fail("\(error)")
+    }
 case "diskcache", "indexeddb", "localstorage", "websql", "appcache":
     // Crash-safety writers of the other data types (CrashWriters.swift): `committed N` after each write.
     do {
-        let store = try WebsiteDataStore(directory: URL(fileURLWithPath: storePath))
+        let store = try openStore()
         switch mode {
         case "diskcache": try crashWriteDiskCache(store: store, prefix: prefix, count: batches)
         case "indexeddb":
@@ -191,7 +215,7 @@ case "fill":
     // Writes cookie batches until a write fails (a full disk): prints `committed N` after each
     // acknowledged batch and the failure as `error <description>`, then exits 0.
     do {
-        let store = try WebsiteDataStore(directory: URL(fileURLWithPath: storePath))
+        let store = try openStore()
         try store.set(.cookiesMaxTotal, to: "10000000")
         try store.set(.cookiesMaxPerSite, to: "10000000")
         var batch = 0

@@ -275,6 +275,32 @@ public enum PostgreSQLTestServer {
         }
     }
 
+    /// A libpq keyword string of the test server (host, port, user, database) as the
+    /// `postgresql://` URI a user gives `--store`.
+    ///
+    /// - Parameter keywords: a keyword string, as `freshDatabase` gives.
+    /// - Returns: the URI.
+    public static func uri(_ keywords: String) -> String {
+        var values: [String: String] = [:]
+        if let options = PQconninfoParse(keywords, nil) {
+            var option = options
+            while let keyword = option.pointee.keyword {
+                if let value = option.pointee.val.map({ String(cString: $0) }), !value.isEmpty {
+                    values[String(cString: keyword)] = value
+                }
+                option += 1
+            }
+            PQconninfoFree(options)
+        }
+        var query = URLComponents()
+        query.queryItems = ["host", "port", "password", "sslmode", "sslrootcert"].compactMap { key in
+            values[key].map { URLQueryItem(name: key, value: $0) }
+        }
+        let user =
+            values["user"].map { ($0.addingPercentEncoding(withAllowedCharacters: .urlUserAllowed) ?? $0) + "@" } ?? ""
+        return "postgresql://\(user)/\(values["dbname"] ?? "postgres")?" + (query.percentEncodedQuery ?? "")
+    }
+
     /// Whether the tests start their own cluster (`WKSTORE_TEST_POSTGRES` is not set).
     public static var startsItsOwnCluster: Bool { external == nil }
 

@@ -141,15 +141,17 @@ struct CacheEntry: Sendable {
     var size: Int64 { Int64(key.url.utf8.count + policy.headers.byteCount) + body.byteCount }
 }
 
-/// A stored body: inline bytes, or a file in the cache folder.
+/// A stored body: inline bytes, a file in a SQLite store's cache folder, or the chunks of a
+/// PostgreSQL store's entry (`HTTPDiskCache.chunkSize` bytes each, read one at a time).
 enum StoredBody: Sendable, Hashable {
     case inline(Data)
     case file(name: String, size: Int64)
+    case chunks(entry: Int64, size: Int64)
 
     var byteCount: Int64 {
         switch self {
         case .inline(let data): return Int64(data.count)
-        case .file(_, let size): return size
+        case .file(_, let size), .chunks(_, let size): return size
         }
     }
 }

@@ -239,6 +239,11 @@ private struct CacheExchange: Sendable {
         switch selected.body {
         case .inline(let data): store(variant, body: .data(data))
         case .file(let name, _): if let url = cache.disk.fileURL(name) { store(variant, body: .file(url)) }
+        case .chunks(let id, let size):
+            if let url = try? cache.disk.chunksCopy(entry: id, size: size) {
+                store(variant, body: .file(url))
+                try? FileManager.default.removeItem(at: url)
+            }
         }
         if let entry = try lookup(), var served = try serve(entry, outcome: .revalidated) {
             served.networkHeaders = response.headers
@@ -352,6 +357,9 @@ private struct CacheExchange: Sendable {
         case .file(let name, _):
             guard let copy = try? cache.disk.linkedCopy(of: name) else { return drop(entry) }
             body = .file(copy)
+        case .chunks(let id, let size):
+            guard let copy = try? cache.disk.chunksCopy(entry: id, size: size) else { return drop(entry) }
+            body = .file(copy)
         }
         return CachedResponse(
             status: policy.status, headers: policy.responseHeaders(at: now), body: body, outcome: outcome)
@@ -373,6 +381,10 @@ private struct CacheExchange: Sendable {
             defer { try? handle.close() }
             try handle.seek(toOffset: UInt64(range.lowerBound))
             return try handle.read(upToCount: range.count) ?? Data()
+        case .chunks(let id, _):
+            var bytes = Data()
+            try cache.disk.readChunks(entry: id, range: range) { bytes.append($0) }
+            return bytes
         }
     }
 

@@ -3,7 +3,9 @@ import Foundation
 /// The HTTP disk cache of a persistent store: header fields and small bodies in the
 /// `http_cache` table, bodies over `inlineLimit` as files in the `cache/` folder beside
 /// `store.sqlite` (files 0600, folder 0700, made when the first file is written), within the
-/// `cache.max-size` setting, the least recently used entries evicted first.
+/// `cache.max-size` setting, the least recently used entries evicted first. A PostgreSQL store
+/// has no folder: its large bodies are rows of `http_cache_chunks`, `chunkSize` bytes each,
+/// written and read a chunk at a time, so no body sits in memory whole.
 ///
 /// A body file is written before its row and deleted after its row, so a crash can leave a
 /// file without a row but never a row without its file; such orphans (older than
@@ -19,6 +21,8 @@ final class HTTPDiskCache: Sendable {
 
     /// Bodies up to this size are kept in the database row.
     static let inlineLimit = 64 * 1024
+    /// The largest chunk of a body kept in `http_cache_chunks` (PostgreSQL).
+    static let chunkSize = 1024 * 1024
     /// Files in `cache/` that no row names are deleted on open once they are this old.
     static let orphanGracePeriod: TimeInterval = 600
     /// The folder's name inside the store directory.
@@ -92,7 +96,13 @@ final class HTTPDiskCache: Sendable {
                     responseTime: Date(timeIntervalSince1970: row.double(6)),
                     variantKey: row.string(1), options: CachePolicy.Options())
                 let body: StoredBody =
-                    row.isNull(8) ? .inline(Data(row.blob(7))) : .file(name: row.string(8), size: row.int(9))
+                    if !row.isNull(8) {
+                        .file(name: row.string(8), size: row.int(9))
+                    } else if row.isNull(7) {
+                        .chunks(entry: row.int(0), size: row.int(9))
+                    } else {
+                        .inline(Data(row.blob(7)))
+                    }
                 return CacheEntry(
                     key: key, policy: policy, site: row.string(2), body: body,
                     modified: Date(timeIntervalSince1970: row.double(10)), diskID: row.int(0))
@@ -238,11 +248,13 @@ final class HTTPDiskCache: Sendable {
         let stored: StoredBody
         var newFile: URL?
         switch body {
-        // A PostgreSQL store keeps every body in its row: it has no folder beside it.
-        case .data(let data) where data.count <= Self.inlineLimit || database.engine == .postgreSQL:
+        case .data(let data) where data.count <= Self.inlineLimit:
             stored = .inline(data)
-        case .file(let url) where bodySize <= Int64(Self.inlineLimit) || database.engine == .postgreSQL:
+        case .file(let url) where bodySize <= Int64(Self.inlineLimit):
             stored = .inline(try Data(contentsOf: url))
+        // A PostgreSQL store has no folder: its large bodies are chunks, written after the row.
+        case _ where database.engine == .postgreSQL:
+            stored = .chunks(entry: 0, size: bodySize)
         case .data(let data):
             let name = UUID().uuidString.lowercased()
             let target = try existingFolder().appendingPathComponent(name)
@@ -291,6 +303,9 @@ final class HTTPDiskCache: Sendable {
                 case .file(let name, _):
                     inline = .null
                     fileName = .text(name)
+                case .chunks:
+                    inline = .null
+                    fileName = .null
                 }
                 let t = DatabaseValue.real(now.timeIntervalSince1970)
                 let id = try db.insert(
@@ -307,6 +322,8 @@ final class HTTPDiskCache: Sendable {
                         inline, fileName, .integer(bodySize), .integer(size), t, t, t,
                     ], returning: "id")
                 rowID.withLock { $0 = id }
+                // The key is always returned; were it not, the chunks' reference to it would fail.
+                if case .chunks = stored { try Self.writeChunks(of: body, entry: id ?? -1, db) }
                 files += try Self.evict(maxSize: try CacheSettings.maxSize(db), db)
                 doomed.withLock { $0 = files }
             }
@@ -316,8 +333,81 @@ final class HTTPDiskCache: Sendable {
             throw HTTPCookieStore.storeError(error)
         }
         deleteFiles(doomed.withLock { $0 })
-        entry.diskID = rowID.withLock { $0 }
+        let id = rowID.withLock { $0 }
+        entry.diskID = id
+        if case .chunks(_, let size) = stored, let id { entry.body = .chunks(entry: id, size: size) }
         return entry
+    }
+
+    // MARK: - Chunked bodies (PostgreSQL)
+
+    /// Writes `body` as the chunks of entry `entry`, in the caller's transaction: a file is read
+    /// `chunkSize` bytes at a time.
+    static func writeChunks(of body: CacheBody, entry: Int64, _ db: DatabaseConnection) throws {
+        var n: Int64 = 0
+        func append(_ bytes: [UInt8]) throws {
+            try db.execute(
+                "INSERT INTO http_cache_chunks (entry_id, n, bytes) VALUES (?, ?, ?)",
+                [.integer(entry), .integer(n), .blob(bytes)])
+            n += 1
+        }
+        switch body {
+        case .data(let data):
+            var offset = data.startIndex
+            while offset < data.endIndex {
+                let end = min(offset + chunkSize, data.endIndex)
+                try append(Array(data[offset..<end]))
+                offset = end
+            }
+        case .file(let url):
+            let handle = try FileHandle(forReadingFrom: url)
+            defer { try? handle.close() }
+            while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty {
+                try append(Array(chunk))
+            }
+        }
+    }
+
+    /// Reads bytes `range` of entry `entry`'s chunks, handing each piece to `sink` in order; one
+    /// chunk at a time is in memory.
+    ///
+    /// - Throws: `CocoaError(.fileReadCorruptFile)` when a chunk is missing (the entry was
+    ///   removed meanwhile), or the database's error.
+    func readChunks(entry: Int64, range: Range<Int64>, into sink: (Data) throws -> Void) throws {
+        guard !range.isEmpty else { return }
+        let size = Int64(Self.chunkSize)
+        for n in (range.lowerBound / size)...((range.upperBound - 1) / size) {
+            let chunk = try database.read { db in
+                try db.rows(
+                    "SELECT bytes FROM http_cache_chunks WHERE entry_id = ? AND n = ?", [.integer(entry), .integer(n)]
+                ) { Data($0.blob(0)) }.first
+            }
+            guard let chunk, chunk.count == Self.chunkSize || Int64(chunk.count) >= range.upperBound - n * size else {
+                throw CocoaError(.fileReadCorruptFile)
+            }
+            let start = max(range.lowerBound - n * size, 0)
+            let end = min(range.upperBound - n * size, Int64(chunk.count))
+            try sink(chunk.subdata(in: Int(start)..<Int(end)))
+        }
+    }
+
+    /// A caller-owned file in the process's private temporary folder with the bytes of entry
+    /// `entry`'s chunks, written a chunk at a time.
+    func chunksCopy(entry: Int64, size: Int64) throws -> URL {
+        let target = try Self.privateTemporaryName()
+        guard FileManager.default.createFile(atPath: target.path, contents: nil, attributes: [.posixPermissions: 0o600])
+        else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: target.path])
+        }
+        do {
+            let handle = try FileHandle(forWritingTo: target)
+            defer { try? handle.close() }
+            try readChunks(entry: entry, range: 0..<size) { try handle.write(contentsOf: $0) }
+        } catch {
+            try? FileManager.default.removeItem(at: target)
+            throw error
+        }
+        return target
     }
 
     /// Replaces a stored entry's header fields and times after a `304` or `HEAD` validation.

@@ -6,6 +6,13 @@ enum DatabaseEngine: Sendable, Equatable {
     case sqlite
     /// A PostgreSQL server shared by a fleet of machines.
     case postgreSQL
+
+    /// Text that may hold any character, NUL included, as a parameter for a column that keeps
+    /// such text: text on SQLite, whose text holds NUL; its UTF-8 bytes on PostgreSQL, whose
+    /// text cannot, so such columns are `bytea` there. `Row.string` reads both back.
+    func anyText(_ text: String) -> DatabaseValue {
+        self == .sqlite ? .text(text) : .blob(Array(text.utf8))
+    }
 }
 
 /// A connection to a store's database, on either engine: what every data type's rules are

@@ -108,6 +108,10 @@ struct Row {
             let count = Int(sqlite3_column_bytes(handle, index))
             return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
         }
+        // A bytea column holds text that PostgreSQL's text cannot (`DatabaseEngine.anyText`).
+        if PQftype(handle, index) == PostgreSQLField.byteaOID {
+            return String(decoding: blob(index), as: UTF8.self)
+        }
         guard let text = PQgetvalue(handle, pgRow, index) else { return "" }
         let count = Int(PQgetlength(handle, pgRow, index))
         return text.withMemoryRebound(to: UInt8.self, capacity: count) {

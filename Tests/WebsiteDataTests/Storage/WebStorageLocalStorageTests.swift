@@ -88,7 +88,7 @@ enum WebStorageOrigins {
         #expect(try local.getItem("k", origin: WebStorageOrigins.examplePort) == "port")
     }
 
-    @Test(.sqliteOnly) func nulCharactersSurviveInKeysAndValues() throws {
+    @Test func nulCharactersSurviveInKeysAndValues() throws {
         do {
             let store = try WebsiteDataStore.testing(dir.url)
             try store.localStorage.setItem("a\u{0}b", "x\u{0}y\u{0}", origin: origin)
@@ -96,6 +96,8 @@ enum WebStorageOrigins {
         let local = try WebsiteDataStore.testing(dir.url).localStorage
         #expect(try local.getItem("a\u{0}b", origin: origin) == "x\u{0}y\u{0}")
         #expect(try local.getItem("a", origin: origin) == nil)
+        #expect(try local.keys(origin: origin) == ["a\u{0}b"])
+        #expect(try local.key(at: 0, origin: origin) == "a\u{0}b")
         #expect(try local.usage(origin: origin) == (3 + 4) * 2)
     }
 

@@ -42,6 +42,23 @@ enum TestEngine: String, Sendable, CaseIterable, CustomStringConvertible {
     }
 }
 
+extension TestEngine {
+    /// The arguments by which a child process (`wkstore`, `wkstore-stress`) opens the store that
+    /// `WebsiteDataStore.testing(directory)` opens on this task's engine: `--store DIR`, or
+    /// `--store URI --identifier UUID`.
+    static func storeArguments(for directory: URL) throws -> [String] {
+        switch current {
+        case .sqlite: return ["--store", directory.path]
+        case .postgreSQL:
+            let location = try postgreSQLLocation(for: directory)
+            return [
+                "--store", PostgreSQLTestServer.uri(location.connectionString), "--identifier",
+                location.identifier!.uuidString,
+            ]
+        }
+    }
+}
+
 /// Runs each test of a suite twice: with its stores on SQLite, then on PostgreSQL (the test
 /// server's private cluster, or the server `WKSTORE_TEST_POSTGRES` names). The tests open
 /// their stores through `WebsiteDataStore.testing`, which follows `TestEngine.current`; a

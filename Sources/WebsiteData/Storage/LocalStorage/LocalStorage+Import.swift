@@ -31,7 +31,7 @@ extension LocalStorage {
                 for (key, value) in items {
                     let stored = try db.rows(
                         "SELECT value, size FROM local_storage WHERE origin = ? AND key = ?",
-                        [.text(originText), .text(key)]
+                        [.text(originText), db.engine.anyText(key)]
                     ) { ($0.string(0), $0.int(1)) }.first
                     if stored?.0 == value { continue }
                     let size = StorageItem.size(key: key, value: value)
@@ -42,7 +42,11 @@ extension LocalStorage {
                         """
                         INSERT INTO local_storage (origin, key, value, size, site, modified) VALUES (?, ?, ?, ?, ?, ?)
                         ON CONFLICT (origin, key) DO UPDATE SET value = excluded.value, size = excluded.size, modified = excluded.modified
-                        """, [.text(originText), .text(key), .text(value), .integer(size), .text(site), .real(now)])
+                        """,
+                        [
+                            .text(originText), db.engine.anyText(key), db.engine.anyText(value), .integer(size),
+                            .text(site), .real(now),
+                        ])
                     used = required
                     changed += 1
                 }

@@ -29,9 +29,10 @@ public final class LocalStorage: Sendable {
     /// - Throws: `StoreError.database` when the store cannot be read.
     public func getItem(_ key: String, origin: SecurityOrigin) throws -> String? {
         try read { db in
-            try db.scalar(
+            try db.rows(
                 "SELECT value FROM local_storage WHERE origin = ? AND key = ?",
-                [.text(origin.description), .text(key)])?.text
+                [.text(origin.description), db.engine.anyText(key)]
+            ) { $0.string(0) }.first
         }
     }
 
@@ -58,9 +59,10 @@ public final class LocalStorage: Sendable {
     public func key(at index: Int, origin: SecurityOrigin) throws -> String? {
         guard index >= 0 else { return nil }
         return try read { db in
-            try db.scalar(
+            try db.rows(
                 "SELECT key FROM local_storage WHERE origin = ? ORDER BY id LIMIT 1 OFFSET ?",
-                [.text(origin.description), .integer(Int64(index))])?.text
+                [.text(origin.description), .integer(Int64(index))]
+            ) { $0.string(0) }.first
         }
     }
 
@@ -142,13 +144,17 @@ public final class LocalStorage: Sendable {
             let replaced =
                 try db.scalar(
                     "SELECT size FROM local_storage WHERE origin = ? AND key = ?",
-                    [.text(originText), .text(key)])?.int64 ?? 0
+                    [.text(originText), db.engine.anyText(key)])?.int64 ?? 0
             _ = try StorageQuota.usage(storing: size, replacing: replaced, in: used, quota: quota, origin: origin)
             try db.execute(
                 """
                 INSERT INTO local_storage (origin, key, value, size, site, modified) VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT (origin, key) DO UPDATE SET value = excluded.value, size = excluded.size, modified = excluded.modified
-                """, [.text(originText), .text(key), .text(value), .integer(size), .text(origin.site), .real(now)])
+                """,
+                [
+                    .text(originText), db.engine.anyText(key), db.engine.anyText(value), .integer(size),
+                    .text(origin.site), .real(now),
+                ])
         }
     }
 
@@ -162,7 +168,8 @@ public final class LocalStorage: Sendable {
         guard try getItem(key, origin: origin) != nil else { return }
         let originText = origin.description
         try write(origin, cause: .removal) { db in
-            try db.execute("DELETE FROM local_storage WHERE origin = ? AND key = ?", [.text(originText), .text(key)])
+            try db.execute(
+                "DELETE FROM local_storage WHERE origin = ? AND key = ?", [.text(originText), db.engine.anyText(key)])
         }
     }
 

@@ -12,21 +12,7 @@ import WebsiteDataTestSupport
 
     init() throws {
         database = try PostgreSQLTestServer.freshDatabase()
-        uri = try Self.uri(database.connectionString)
-    }
-
-    /// The keyword string of the test server as a `postgresql://` URI.
-    static func uri(_ keywords: String) throws -> String {
-        var values: [String: String] = [:]
-        for part in keywords.split(separator: " ") {
-            let pair = part.split(separator: "=", maxSplits: 1).map(String.init)
-            guard pair.count == 2 else { continue }
-            values[pair[0]] = pair[1].trimmingCharacters(in: CharacterSet(charactersIn: "'"))
-        }
-        var query = URLComponents()
-        query.queryItems = ["host", "port"].compactMap { key in values[key].map { URLQueryItem(name: key, value: $0) } }
-        let user = values["user"].map { $0 + "@" } ?? ""
-        return "postgresql://\(user)/\(values["dbname"] ?? "postgres")?" + (query.percentEncodedQuery ?? "")
+        uri = PostgreSQLTestServer.uri(database.connectionString)
     }
 
     @Test func storeObjectsOnOneURIShareCookiesAndIdentifiersKeepStoresApart() throws {
