@@ -77,11 +77,10 @@ public final class PostgreSQLTestCluster: Sendable {
     ///
     /// - Throws: `PostgreSQLTestClusterError` when it does not start.
     public func start() throws {
-        // Tests running side by side each hold stores of three connections. fsync is off: a
-        // stopped server (even `-m immediate`) keeps what the kernel was handed, which is what
-        // the tests check; only a machine crash would lose it.
-        let options =
-            "-k \(directory.path) -p \(port) -c listen_addresses=127.0.0.1 -c max_connections=500 -c fsync=off"
+        // Tests running side by side each hold stores of three connections. Durability stays
+        // PostgreSQL's default (fsync and synchronous_commit on): a test of what survives a
+        // stopped server proves nothing on a server that does not flush.
+        let options = "-k \(directory.path) -p \(port) -c listen_addresses=127.0.0.1 -c max_connections=500"
         try runAsOwner(
             "pg_ctl",
             [
