@@ -2,7 +2,8 @@
 //
 //   wkstore-stress cookies --store DIR [--batches N] [--per-batch K] [--prefix P]
 //   wkstore-stress clear --store DIR [--sites a,b]
-//   wkstore-stress mixed --store DIR [--tasks 8] [--duration 5] [--prefix P]
+//   wkstore-stress mixed --store DIR|URI [--identifier UUID] [--tasks 8] [--duration 5] [--prefix P]
+//       [--cache yes] [--stop-file FILE] [--settle-file FILE]
 //   wkstore-stress nonpersistent [--batches N]
 //   wkstore-stress import --store DIR --file FILE
 //   wkstore-stress bigbody --store DIR|URI [--identifier UUID] [--megabytes 200]
@@ -22,11 +23,15 @@ struct MixedStats {
     var keepAcknowledged = 0
     var operations = 0
     var errors = 0
+    var outageErrors = 0
+    var ambiguous = 0
     var longestWait: TimeInterval = 0
     mutating func add(_ other: MixedStats) {
         keepAcknowledged += other.keepAcknowledged
         operations += other.operations
         errors += other.errors
+        outageErrors += other.outageErrors
+        ambiguous += other.ambiguous
         longestWait = max(longestWait, other.longestWait)
     }
 }
@@ -121,8 +126,15 @@ case "mixed":
     // Side by side: `--tasks` threads write and read for `--duration` seconds. Cookies of the
     // sites `keep0..3.example` are never cleared by the driver; those of `clear0..3.example` are.
     // Prints what was acknowledged so the driver can check nothing acknowledged was lost.
+    // With `--stop-file F`, the writing also ends once F exists. `--cache yes` stores a disk-cache entry of the same site with each cookie. A PostgreSQL
+    // outage's errors (server unavailable, connection lost) are counted apart; a write that
+    // lost its connection may or may not have committed (`ambiguous`). With `--settle-file F`,
+    // once the writing ends and F exists, the process checks that its lookups agree with a
+    // store object opened afresh from the database (`disagreements`).
     let tasks = Int(options["tasks"] ?? "8") ?? 8
     let duration = Double(options["duration"] ?? "5") ?? 5
+    let writesCache = options["cache"] == "yes"
+    let stopFile = options["stop-file"]
     do {
         let store = try openStore()
         let deadline = Date().addingTimeInterval(duration)
@@ -130,7 +142,7 @@ case "mixed":
         DispatchQueue.concurrentPerform(iterations: tasks) { task in
             var local = MixedStats()
             var i = 0
-            while Date() < deadline {
+            while Date() < deadline && !(stopFile.map { FileManager.default.fileExists(atPath: $0) } ?? false) {
                 i += 1
                 let keep = i % 2 == 0
                 let site = keep ? "keep\(task % 4).example" : "clear\(i % 4).example"
@@ -143,26 +155,80 @@ case "mixed":
                     if keep { local.keepAcknowledged += 1 }
                     _ = try store.httpCookieStore.cookieHeader(for: URL(string: "https://keep\(i % 4).example/")!)
                     local.operations += 2
+                    if writesCache {
+                        let cache = store.httpCache
+                        let url = URL(string: "https://\(site)/\(name)")!
+                        _ = try runBlocking {
+                            try await cache.send(CacheRequest(url: url)) { _ in
+                                OriginResponse(
+                                    status: 200, headers: ["Cache-Control": "max-age=3600"],
+                                    body: .data(Data(name.utf8)))
+                            }
+                        }
+                        local.operations += 1
+                    }
+                } catch let error as PostgreSQLError
+                    where error.reason == .serverUnavailable || error.reason == .connectionLost
+                {
+                    local.outageErrors += 1
+                    if keep && error.reason == .connectionLost { local.ambiguous += 1 }
                 } catch {
                     local.errors += 1
-                    FileHandle.standardError.write(Data("wkstore-stress: \(error)\n".utf8))
+                    FileHandle.standardError.write(Data("wkstore-stress: \(type(of: error)): \(error)\n".utf8))
                 }
                 local.longestWait = max(local.longestWait, Date().timeIntervalSince(started))
             }
             stats.withLock { $0.add(local) }
         }
         let total = stats.withLock { $0 }
+        var disagreements = -1
+        if let settle = options["settle-file"] {
+            FileHandle.standardOutput.write(Data("written\n".utf8))
+            while !FileManager.default.fileExists(atPath: settle) { usleep(50_000) }
+            // Another process's last change reaches this one's lookups within the feed's delay.
+            for attempt in 0..<50 {
+                disagreements = 0
+                do {
+                    let fresh = try openStore()
+                    for site in (0..<4).flatMap({ ["keep\($0).example", "clear\($0).example"] }) {
+                        let url = URL(string: "https://\(site)/")!
+                        let own = try store.httpCookieStore.cookieHeader(for: url)
+                        let theirs = try fresh.httpCookieStore.cookieHeader(for: url)
+                        if own != theirs {
+                            disagreements += 1
+                            guard attempt == 49 else { continue }
+                            let a = Set(
+                                (own ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) })
+                            let b = Set(
+                                (theirs ?? "").split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) })
+                            FileHandle.standardError.write(
+                                Data(
+                                    "wkstore-stress: \(site): only here \(a.subtracting(b).sorted()), only in the database \(b.subtracting(a).sorted())\n"
+                                        .utf8))
+                        }
+                    }
+                } catch {
+                    FileHandle.standardError.write(Data("wkstore-stress: comparing lookups: \(error)\n".utf8))
+                    disagreements = -1
+                }
+                if disagreements == 0 { break }
+                usleep(100_000)
+            }
+        }
         FileHandle.standardOutput.write(
             Data(
                 """
                 keep-acknowledged \(total.keepAcknowledged)
                 operations \(total.operations)
                 errors \(total.errors)
+                outage-errors \(total.outageErrors)
+                ambiguous \(total.ambiguous)
+                disagreements \(disagreements)
                 longest-wait-ms \(Int(total.longestWait * 1000))
 
                 """.utf8))
     } catch {
-        fail("\(error)")
+        fail("mixed: \(error)")
     }
 case "import":
     // Imports a cookie file and reports the peak resident memory it took, measured in a process

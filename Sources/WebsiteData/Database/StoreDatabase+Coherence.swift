@@ -46,9 +46,17 @@ extension StoreDatabase {
         if let changeCounter {
             // Read together under the lock that orders this object's own bumps, so a difference
             // in the shared counter that equals the difference in own bumps is only ours.
-            let (shared, own, newestOwn) = ownSequences.withLock { (changeCounter.value, $0.bumps, $0.newestCommitted) }
-            // (It has moved: the counter only grows.)
-            if recent && shared &- watch.shared == own &- watch.ownBumps {
+            let (shared, own, newestOwn, ownThrough) = ownSequences.withLock {
+                (
+                    changeCounter.value, $0.bumps, $0.newestCommitted,
+                    $0.covers(after: lastSeq, through: $0.newestCommitted)
+                )
+            }
+            // (It has moved: the counter only grows.) Moved by this object's own commits alone,
+            // and every position up to its newest is its own: nothing else to read. A position
+            // between that is not its own is another writer's commit whose bump has not come yet
+            // (a notification in flight): the log is read, or it would be skipped for good.
+            if recent && shared &- watch.shared == own &- watch.ownBumps && (newestOwn <= lastSeq || ownThrough) {
                 watch.shared = shared
                 watch.ownBumps = own
                 return ForeignChanges(entries: [], newestSeq: max(lastSeq, newestOwn), everything: false)

@@ -307,18 +307,25 @@ final class StoreDatabase: Sendable {
         try checkWritable()
         drainQueue()
         var range: ClosedRange<Int64>?
-        let result = try writer.withLock { db in
-            try db.transaction {
-                let log = ChangeLogWriter(db)
-                let value = try body(db, log)
-                try log.append(changes)
-                range = log.range
-                if let range {
-                    try self.maintainLogIfDue(after: range, db)
-                    self.ownSequences.withLock { $0.add(range) }
+        let result: T
+        do {
+            result = try writer.withLock { db in
+                try db.transaction {
+                    let log = ChangeLogWriter(db)
+                    let value = try body(db, log)
+                    try log.append(changes)
+                    range = log.range
+                    if let range {
+                        try self.maintainLogIfDue(after: range, db)
+                        self.ownSequences.withLock { $0.add(range) }
+                    }
+                    return value
                 }
-                return value
             }
+        } catch {
+            // Positions of a transaction that did not commit are given out again, to others.
+            if let range { ownSequences.withLock { $0.remove(range) } }
+            throw error
         }
         announceCommit(range)
         return result

@@ -84,9 +84,13 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     /// The server's version as a number (150004 for 15.4).
     public var serverVersion: Int { withLock { Int(PQserverVersion(handle)) } }
 
-    /// Whether a transaction is open on the connection.
+    /// Whether a transaction is open on the connection. A broken connection has none: the
+    /// server rolled it back when the session ended.
     public var isInTransaction: Bool {
-        withLock { PQtransactionStatus(handle) != PQTRANS_IDLE }
+        withLock {
+            let status = PQtransactionStatus(handle)
+            return status != PQTRANS_IDLE && status != PQTRANS_UNKNOWN
+        }
     }
 
     /// Closes the connection and makes it again with the same settings, then listens again on
@@ -616,7 +620,8 @@ public final class PostgreSQLConnection: @unchecked Sendable {
             "connection refused", "could not translate host name", "timeout expired",
             "no route to host", "network is unreachable", "no such file or directory",
             "the database system is starting up", "the database system is shutting down",
-            "the database system is in recovery mode", "too many clients", "server closed the connection",
+            "the database system is in recovery mode", "the database system is not yet accepting connections",
+            "too many clients", "server closed the connection",
             "could not connect", "connection timed out", "host is down",
         ].contains(where: lower.contains) {
             reason = .serverUnavailable

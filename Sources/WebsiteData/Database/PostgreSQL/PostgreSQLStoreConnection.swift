@@ -22,6 +22,9 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
     init(_ connection: PostgreSQLConnection) { self.connection = connection }
 
     var isInTransaction: Bool { connection.isInTransaction }
+    /// How many `transaction` calls are running: while one is, a broken connection is never made
+    /// again, so a transaction's later statements can never run outside it.
+    private var transactionDepth = 0
 
     func execute(_ sql: String) throws {
         try reconnectIfLost()
@@ -35,12 +38,24 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
 
     func rows<T>(_ sql: String, _ values: [DatabaseValue], _ read: (Row) throws -> T) throws -> [T] {
         try reconnectIfLost()
-        return try connection.withResult(postgreSQL(sql), values.map(Self.parameter)) { result in
-            let count = PQntuples(result)
-            var rows: [T] = []
-            rows.reserveCapacity(Int(count))
-            for index in 0..<count { rows.append(try read(Row(postgreSQL: result, row: index))) }
-            return rows
+        let parameters = values.map(Self.parameter)
+        func run() throws -> [T] {
+            try connection.withResult(postgreSQL(sql), parameters) { result in
+                let count = PQntuples(result)
+                var rows: [T] = []
+                rows.reserveCapacity(Int(count))
+                for index in 0..<count { rows.append(try read(Row(postgreSQL: result, row: index))) }
+                return rows
+            }
+        }
+        // A query outside a transaction that found the connection broken is asked again on a new
+        // one: a SELECT changes nothing, so asking twice is harmless.
+        guard transactionDepth == 0, sql.hasPrefix("SELECT") else { return try run() }
+        do {
+            return try run()
+        } catch let error as PostgreSQLError where error.reason == .connectionLost {
+            try reconnectIfLost()
+            return try run()
         }
     }
 
@@ -61,15 +76,37 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
     /// and the call throws, so a failure is never committed as a success.
     func transaction<T>(write: Bool, _ body: () throws -> T) throws -> T {
         try reconnectIfLost()
-        return try connection.transaction {
-            if !write { try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY") }
-            return try body()
+        var began = false
+        transactionDepth += 1
+        defer { transactionDepth -= 1 }
+        func run() throws -> T {
+            try connection.transaction {
+                began = true
+                // Every write transaction takes the change log's lock first: the log's append
+                // takes it anyway (`wkstore_change_log_position`), and taken before any row lock
+                // two writers can never each hold what the other waits for.
+                try connection.execute(
+                    write
+                        ? "SELECT pg_advisory_xact_lock(\(PostgreSQLConnection.lockNamespace), 1)"
+                        : "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                return try body()
+            }
+        }
+        // A BEGIN that found the connection broken ran nothing: it is sent again on a new one.
+        do {
+            return try run()
+        } catch let error as PostgreSQLError where error.reason == .connectionLost && !began && transactionDepth == 1 {
+            transactionDepth = 0
+            let reconnected = Result { try reconnectIfLost() }
+            transactionDepth = 1
+            try reconnected.get()
+            return try run()
         }
     }
 
     /// Makes the connection again when it is known to be lost and no transaction is open.
     private func reconnectIfLost() throws {
-        guard !connection.isConnected && !connection.isInTransaction else { return }
+        guard !connection.isConnected && transactionDepth == 0 else { return }
         try connection.reconnect()
         onConnect?(connection.backendProcessID)
     }
