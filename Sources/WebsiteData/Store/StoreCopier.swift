@@ -99,6 +99,13 @@ final class StoreCopier {
 
     /// Copies, commits, then checks the destination against what was read.
     func run() throws -> StoreCopySummary {
+        try copyAndCommit()
+        try check()
+        return summary
+    }
+
+    /// Copies in one destination transaction and commits.
+    func copyAndCommit() throws {
         try checkStores()
         let from = source.database
         let to = destination.database
@@ -119,8 +126,6 @@ final class StoreCopier {
         // The entries are not this object's own: every store object on the destination,
         // this process's included, reloads what it holds in memory.
         to.changeCounter?.increment()
-        try check()
-        return summary
     }
 
     private func checkStores() throws {
@@ -347,7 +352,9 @@ final class StoreCopier {
 
     /// Reads the destination's copied tables again in one read transaction and compares their
     /// digests with the source's.
-    private func check() throws {
+    ///
+    /// - Throws: `StoreCopyError.mismatch` naming the tables that differ.
+    func check() throws {
         let cache = destination.component(HTTPDiskCache.self)
         let found = try destination.database.read { db in
             try db.transaction(write: false) { () -> [String: TableDigest] in

@@ -236,6 +236,87 @@ import WebsiteDataTestSupport
         #expect(try copy.localStorage.getItem("after", origin: Self.other) == "copy")
     }
 
+    /// More rows than a page of the copy (100) in every table read in pages, keys of several
+    /// columns and of every type included.
+    @Test func manyRowsAreCopiedPageByPage() async throws {
+        let source = try WebsiteDataStore(directory: dir.url.appendingPathComponent("many"))
+        for site in 0..<5 {
+            for n in 0..<50 {
+                try source.httpCookieStore.set("https://www.site\(site).example/", "c\(n)=\(n); Max-Age=3600")
+                try source.httpCookieStore.set("https://www.site\(site).example/", "h\(n)=\(n); Secure; Path=/p")
+            }
+        }
+        for n in 0..<250 { try source.localStorage.setItem("key \(n)", "value \(n)", origin: Self.example) }
+        let idb = try source.indexedDB.open(origin: Self.example, name: "many", version: 1) { tx, _ throws in
+            let items = try tx.createObjectStore("items")
+            try items.createIndex("byTag", keyPath: "tag")
+        }
+        try idb.transaction(["items"], mode: .readwrite) { tx throws in
+            for n in 0..<250 { try tx.objectStore("items").put(["tag": .string("t\(n % 7)")], key: .number(Double(n))) }
+        }
+        let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=86400"], body: Data("x".utf8))
+        for n in 0..<120 { _ = try await source.httpCache.get("https://www.example.com/\(n)", origin: origin.origin) }
+        let items = try source.localStorage.items(origin: Self.example)
+
+        let fleet = try postgreSQL(UUID())
+        let summary = try WebsiteDataStore.copyStore(from: source, to: fleet)
+        #expect(summary.cookies == 500 && summary.localStorageItems == 250 && summary.indexedDBRecords == 250)
+        #expect(summary.diskCacheEntries == 120)
+        let again = try postgreSQL(UUID())
+        #expect(try WebsiteDataStore.copyStore(from: fleet, to: again) == summary)
+        let back = try WebsiteDataStore(directory: dir.url.appendingPathComponent("many-back"))
+        #expect(try WebsiteDataStore.copyStore(from: again, to: back) == summary)
+        for store in [fleet, again, back] {
+            #expect(try store.httpCookieStore.allCookies().count == 500)
+            #expect(try store.localStorage.items(origin: Self.example) == items)
+            let found = try store.indexedDB.open(origin: Self.example, name: "many").transaction(["items"]) {
+                tx throws in
+                (try tx.objectStore("items").count(), try tx.objectStore("items").index("byTag").count(.only("t3")))
+            }
+            #expect(found.0 == 250 && found.1 == 36)
+            #expect(try store.httpCache.entries().count == 120)
+        }
+    }
+
+    /// The check after the commit finds a row changed, a cache body changed and a row added.
+    @Test func theCheckFindsWhatDiffers() async throws {
+        let source = try WebsiteDataStore(directory: dir.url.appendingPathComponent("checked"))
+        try await fill(source)
+        for destination in [
+            try postgreSQL(UUID()), try WebsiteDataStore(directory: dir.url.appendingPathComponent("d")),
+        ] {
+            let copier = StoreCopier(from: source, to: destination)
+            try copier.copyAndCommit()
+            try copier.check()
+            try destination.database.writer.withLock { db in
+                try db.execute("UPDATE idb_records SET value = key WHERE 1 = 1")
+                try db.execute("UPDATE settings SET value = '501' WHERE key = 'cookies.max-total'")
+            }
+            let error = #expect(throws: StoreCopyError.self) { try copier.check() }
+            #expect(error?.reason == .mismatch)
+            #expect(error?.message.contains("idb_records") == true && error?.message.contains("settings") == true)
+        }
+        // A body changed in its chunks (PostgreSQL) or its file (a directory).
+        let fleet = try postgreSQL(UUID())
+        let copier = StoreCopier(from: source, to: fleet)
+        try copier.copyAndCommit()
+        try fleet.database.writer.withLock { db in
+            try db.execute("UPDATE http_cache_chunks SET bytes = ? WHERE n = 1", [.blob([1, 2, 3])])
+        }
+        #expect(throws: StoreCopyError.self) { try copier.check() }
+        let directory = try WebsiteDataStore(directory: dir.url.appendingPathComponent("e"))
+        let second = StoreCopier(from: source, to: directory)
+        try second.copyAndCommit()
+        let cache = directory.directory!.appendingPathComponent("cache")
+        let name = try #require(try FileManager.default.contentsOfDirectory(atPath: cache.path).first)
+        let handle = try FileHandle(forWritingTo: cache.appendingPathComponent(name))
+        try handle.seek(toOffset: 1000)
+        try handle.write(contentsOf: Data([0]))
+        try handle.close()
+        let changed = #expect(throws: StoreCopyError.self) { try second.check() }
+        #expect(changed?.message.contains("http_cache") == true)
+    }
+
     @Test func aDestinationWithDataIsRefusedAndLeftAsItWas() async throws {
         let source = try WebsiteDataStore(directory: dir.url.appendingPathComponent("source"))
         try await fill(source)
