@@ -54,7 +54,7 @@ struct CopyCommand: Command {
         guard sourceStore.isPersistent else {
             throw CLIError.failure("SOURCE holds no store yet: there is nothing to copy (nothing was changed)")
         }
-        let destinationStore = try into.open(for: .write)
+        let destinationStore = try into.open(for: .write, readOnly: invocation.globals.readOnly)
         let summary = try WebsiteDataStore.copyStore(from: sourceStore, to: destinationStore)
         let counts = Self.counts(summary)
         let output = invocation.output
