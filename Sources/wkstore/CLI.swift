@@ -18,6 +18,7 @@ enum Commands {
             .group(ConfigCommands.group),
             .group(StoresCommands.group),
             .command(CommandSpec(BackupCommand.self)),
+            .command(CommandSpec(CopyCommand.self)),
             .command(CommandSpec(VacuumCommand.self)),
             .command(CommandSpec(DemoCommand.self)),
             .command(CommandSpec(HelpCommand.self)),

@@ -42,7 +42,7 @@ final class HTTPDiskCache: Sendable {
     }
 
     /// The cache folder, created (0700) when missing.
-    private func existingFolder() throws -> URL {
+    func existingFolder() throws -> URL {
         try database.checkWritable()
         guard let folder else { throw CocoaError(.fileNoSuchFile) }
         var isDirectory: ObjCBool = false

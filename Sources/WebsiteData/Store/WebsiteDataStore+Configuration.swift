@@ -22,3 +22,13 @@ extension WebsiteDataStore {
         }
     }
 }
+
+extension WebsiteDataStore {
+    /// Where the store is, for messages: its directory, a PostgreSQL server, database and schema
+    /// (never a password), or memory.
+    var locationDescription: String {
+        if let location = database.postgreSQL { return location.summary }
+        if let directory { return directory.path }
+        return "a store in memory"
+    }
+}
