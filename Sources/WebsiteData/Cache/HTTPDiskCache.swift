@@ -344,26 +344,13 @@ final class HTTPDiskCache: Sendable {
     /// Writes `body` as the chunks of entry `entry`, in the caller's transaction: a file is read
     /// `chunkSize` bytes at a time.
     static func writeChunks(of body: CacheBody, entry: Int64, _ db: DatabaseConnection) throws {
-        var n: Int64 = 0
-        func append(_ bytes: [UInt8]) throws {
-            try db.execute(
-                "INSERT INTO http_cache_chunks (entry_id, n, bytes) VALUES (?, ?, ?)",
-                [.integer(entry), .integer(n), .blob(bytes)])
-            n += 1
-        }
-        switch body {
-        case .data(let data):
-            var offset = data.startIndex
-            while offset < data.endIndex {
-                let end = min(offset + chunkSize, data.endIndex)
-                try append(Array(data[offset..<end]))
-                offset = end
-            }
-        case .file(let url):
-            let handle = try FileHandle(forReadingFrom: url)
-            defer { try? handle.close() }
-            while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty {
-                try append(Array(chunk))
+        try writeChunks(entry: entry, db) { append in
+            switch body {
+            case .data(let data): try append(data)
+            case .file(let url):
+                let handle = try FileHandle(forReadingFrom: url)
+                defer { try? handle.close() }
+                while let chunk = try handle.read(upToCount: chunkSize), !chunk.isEmpty { try append(chunk) }
             }
         }
     }
