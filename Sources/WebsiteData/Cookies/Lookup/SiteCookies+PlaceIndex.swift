@@ -12,6 +12,14 @@ extension SiteCookies {
     /// reads a few neighbouring lines, asked for at once, rather than a place apiece and each
     /// place's domain and path bytes anywhere in the site's bytes, each read waiting for the one
     /// before.
+    ///
+    /// One buffer, not an array apiece for the spans, places, members and bytes: a site's hints
+    /// hold one address for its index (three in all, so that a host's entry stays 80 bytes), and
+    /// that one address covers the counts, spans, places and members together, so a cold lookup
+    /// asks for all of them at once, before the site's slot has come. As separate arrays, the
+    /// hint would reach one of them and the others would be asked for only once the slot had
+    /// been read. The layout is this type's alone: `build` writes it, `init` finds each part by
+    /// the counts at its start, and nothing else reads the buffer.
     struct PlaceIndex {
         /// Where a domain's or a path's bytes are in the index's bytes, and how many.
         struct Span {
