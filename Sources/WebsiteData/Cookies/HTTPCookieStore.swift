@@ -41,6 +41,9 @@ public final class HTTPCookieStore: Sendable {
         var jar: CookieJar
         var policy: CookiePolicy
         var lastSeq: Int64 = 0
+        /// Memory may disagree with the database: a reload it needed failed (the database was
+        /// unreachable), so the next call reloads every cookie before it answers.
+        var stale = false
         /// What the shared change counter said when the change log was last read.
         var watch = StoreDatabase.ChangeWatch()
         /// Changes queued for commit, by ticket (oldest first), to replay over a reload. Those
@@ -445,6 +448,7 @@ public final class HTTPCookieStore: Sendable {
         do {
             try database.waitForCommit(ticket)
         } catch {
+            // A failed reload marks memory stale: the next call reloads before it answers.
             try? state.withLock { s in
                 s.inflight.removeAll { $0.ticket == ticket }
                 try reloadAll(&s)
@@ -505,14 +509,20 @@ public final class HTTPCookieStore: Sendable {
                         }
                     })
             } catch {
-                try reloadAll(&s)
+                // The import's error is the one to report; a failed reload marks memory stale.
+                try? reloadAll(&s)
                 throw Self.storeError(error)
             }
         }
     }
 
     /// Applies another process's changes: the cookie changes the change log holds, in order.
+    ///
+    /// Once the log has been read, a failure to apply it (the database went away while the
+    /// settings or every cookie were read again) marks memory stale, since `lastSeq` has moved
+    /// past entries that were not applied: the next call reloads everything.
     private func refresh(_ s: inout State) throws {
+        if s.stale { try reloadAll(&s) }
         // Read before the log: the changes committed by then are in what it reads.
         let committed = database.committedThrough
         pruneInflight(&s, committed: committed)
@@ -520,6 +530,16 @@ public final class HTTPCookieStore: Sendable {
             return
         }
         s.lastSeq = changes.newestSeq
+        do {
+            try apply(changes, &s)
+        } catch {
+            s.stale = true
+            throw error
+        }
+    }
+
+    /// Applies the change-log entries `refresh` read.
+    private func apply(_ changes: ForeignChanges, _ s: inout State) throws {
         var logged: [LoggedCookie] = []
         var everything = changes.everything
         var settingsChanged = changes.everything
@@ -533,28 +553,41 @@ public final class HTTPCookieStore: Sendable {
                 everything = true
             }
         }
-        let sites = everything || logged.isEmpty ? [] : s.jar.apply(logged)
+        if everything { return try reloadAll(&s) }
+        let sites = logged.isEmpty ? [] : s.jar.apply(logged)
         if settingsChanged {
             let values = try database.read { try SettingsTable.values($0) }
             s.jar.limits = SettingsTable.cookieLimits(values)
             s.policy = SettingsTable.cookiePolicy(values)
         }
-        if everything {
-            try reloadAll(&s)
-        } else if !sites.isEmpty {
-            replayInflight(&s, sites: sites)
-        }
+        if !sites.isEmpty { replayInflight(&s, sites: sites) }
     }
 
-    /// Reads every cookie from the database again (after a failed write, or when this process
-    /// fell too far behind the change log), then this process's own changes not yet committed.
+    /// Reads the settings and every cookie from the database again (after a failed write, or
+    /// when this process fell too far behind the change log), then this process's own changes
+    /// not yet committed. The log position moves to the one of the snapshot they were read
+    /// from. When the read fails, memory is marked stale and the next call tries again.
     private func reloadAll(_ s: inout State) throws {
-        let limits = s.jar.limits
         pruneInflight(&s, committed: database.committedThrough)
-        let loaded = try database.read { db in
-            try db.transaction(write: false) { try CookiePersistence.loadAll(db, limits: limits) }
+        let (loaded, values, seq): (CookieJar, [String: String], Int64)
+        do {
+            (loaded, values, seq) = try database.read { db in
+                try db.transaction(write: false) {
+                    let newest = try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0
+                    let values = try SettingsTable.values(db)
+                    let jar = try CookiePersistence.loadAll(db, limits: SettingsTable.cookieLimits(values))
+                    return (jar, values, newest)
+                }
+            }
+        } catch {
+            s.stale = true
+            throw error
         }
         s.jar.replaceAll(with: loaded)
+        s.jar.limits = SettingsTable.cookieLimits(values)
+        s.policy = SettingsTable.cookiePolicy(values)
+        s.lastSeq = seq
+        s.stale = false
         replayInflight(&s, sites: nil)
     }
 

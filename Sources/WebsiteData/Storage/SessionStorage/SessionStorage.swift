@@ -335,11 +335,15 @@ public final class SessionStorage: Sendable {
     private func refresh(_ s: inout State) throws {
         do {
             guard let changes = try database.foreignChanges(since: s.lastSeq, watch: &s.watch) else { return }
-            s.lastSeq = changes.newestSeq
+            // The position moves on once the clears it announced are applied: a failed read
+            // leaves the next call to read them again.
             guard
                 changes.everything
                     || changes.entries.contains(where: { $0.isAbout(.sessionStorage) })
-            else { return }
+            else {
+                s.lastSeq = changes.newestSeq
+                return
+            }
             let clears = try database.read { db in
                 try db.rows(
                     "SELECT seq, writer, site, since FROM session_storage_clears WHERE seq > ? ORDER BY seq",
@@ -355,6 +359,7 @@ public final class SessionStorage: Sendable {
                         modifiedSince: since.map { Date(timeIntervalSince1970: $0) },
                         sites: site == "*" ? nil : [site]))
             }
+            s.lastSeq = changes.newestSeq
         } catch {
             throw StorageRemoval.storeError(error)
         }

@@ -37,3 +37,31 @@ import WebsiteDataTestSupport
         #expect(received.map(\.payload) == ["heard"])
     }
 }
+
+extension PostgreSQLFaultTests {
+    /// A write that fails because the server is gone leaves nothing of it in memory, though
+    /// memory cannot be read again from the database until the server is back: the first lookup
+    /// after it returns answers from the database's cookies, and another store's change made
+    /// meanwhile is seen.
+    @Test func aCookieWriteThatFailedInAnOutageIsNotServedAfterIt() throws {
+        let cluster = try PostgreSQLTestCluster()
+        defer { try? cluster.stop(immediate: false) }
+        let uri = URL(string: PostgreSQLTestServer.uri(cluster.socketConnectionString()))!
+        let store = try WebsiteDataStore(url: uri)
+        let url = URL(string: "https://outage.example/")!
+        try store.httpCookieStore.setCookies(fromSetCookieHeaders: ["kept=1; Max-Age=600"], for: url)
+
+        try cluster.stop(immediate: true)
+        let failed = #expect(throws: (any Error).self) {
+            try store.httpCookieStore.setCookies(fromSetCookieHeaders: ["lost=1; Max-Age=600"], for: url)
+        }
+        let reason = (failed as? PostgreSQLError)?.reason
+        #expect(reason == .connectionLost || reason == .serverUnavailable, "\(String(describing: failed))")
+        try cluster.start()
+
+        let other = try WebsiteDataStore(url: uri)
+        try other.httpCookieStore.setCookies(fromSetCookieHeaders: ["other=1; Max-Age=600"], for: url)
+        #expect(try other.httpCookieStore.cookieHeader(for: url) == "kept=1; other=1")
+        #expect(try store.httpCookieStore.cookieHeader(for: url) == "kept=1; other=1")
+    }
+}
