@@ -129,7 +129,7 @@ extension HTTPCache {
         do {
             try disk.invalidate(url: key)
             let sites = Set(listed.map(\.site)).sorted()
-            try database.write(changes: sites.map { ChangeLogEntry(.memoryCache, site: $0, cause: .removal) }) { _ in }
+            try database.write(changes: sites.map { ChangeLogEntry(.memoryCache, site: $0, cause: .removal) })
         } catch {
             throw HTTPCookieStore.storeError(error)
         }

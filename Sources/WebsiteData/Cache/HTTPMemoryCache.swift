@@ -225,7 +225,7 @@ extension HTTPMemoryCache: WebsiteDataComponent {
                     $0.sorted().map { ChangeLogEntry(.memoryCache, site: $0, cause: .removal, since: since) }
                 }
                 ?? [ChangeLogEntry(.memoryCache, site: "*", cause: .removal, since: since)]
-            try database.write(changes: log) { _ in }
+            try database.write(changes: log)
         }
         return counts
     }

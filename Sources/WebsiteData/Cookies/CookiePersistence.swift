@@ -38,19 +38,18 @@ enum CookiePersistence {
 
     /// Binds the cookie's 13 columns (in the order of `columns`) from parameter `first`.
     static func bind(_ c: Cookie, to statement: any DatabaseStatement, from first: Int32) throws {
-        try statement.bind(.text(c.name), at: first)
-        try statement.bind(.text(c.value), at: first + 1)
-        try statement.bind(.text(c.domain), at: first + 2)
-        try statement.bind(.text(c.path), at: first + 3)
-        try statement.bind(.integer(c.isHostOnly ? 1 : 0), at: first + 4)
-        try statement.bind(.integer(c.isSecure ? 1 : 0), at: first + 5)
-        try statement.bind(.integer(c.isHTTPOnly ? 1 : 0), at: first + 6)
-        try statement.bind(.text(c.sameSite.rawValue), at: first + 7)
-        try statement.bind(.text(c.partitionKey), at: first + 8)
-        try statement.bind(c.expires.map { .real($0.timeIntervalSince1970) } ?? .null, at: first + 9)
-        try statement.bind(.real(c.created.timeIntervalSince1970), at: first + 10)
-        try statement.bind(.real(c.lastAccess.timeIntervalSince1970), at: first + 11)
-        try statement.bind(.real(c.modified.timeIntervalSince1970), at: first + 12)
+        for (offset, value) in values(c).enumerated() { try statement.bind(value, at: first + Int32(offset)) }
+    }
+
+    /// The cookie's values for the 13 columns of `columns`, in order.
+    static func values(_ c: Cookie) -> [DatabaseValue] {
+        [
+            .text(c.name), .text(c.value), .text(c.domain), .text(c.path), .integer(c.isHostOnly ? 1 : 0),
+            .integer(c.isSecure ? 1 : 0), .integer(c.isHTTPOnly ? 1 : 0), .text(c.sameSite.rawValue),
+            .text(c.partitionKey), c.expires.map { .real($0.timeIntervalSince1970) } ?? .null,
+            .real(c.created.timeIntervalSince1970), .real(c.lastAccess.timeIntervalSince1970),
+            .real(c.modified.timeIntervalSince1970),
+        ]
     }
 
     // MARK: Reading

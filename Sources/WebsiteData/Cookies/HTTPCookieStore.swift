@@ -109,7 +109,7 @@ public final class HTTPCookieStore: Sendable {
             return t
         }
         if !touched.isEmpty && !database.isReadOnly {
-            try? database.write(changes: CookiePersistence.logEntries([], touched: touched)) { _ in }
+            try? database.write(changes: CookiePersistence.logEntries([], touched: touched))
         }
     }
 
@@ -434,7 +434,7 @@ public final class HTTPCookieStore: Sendable {
             s.touched = []
             let ticket = database.enqueueWrite(
                 changes: CookiePersistence.logEntries(changes, touched: touched), announced: true
-            ) { _ in }
+            )
             s.inflight.append((ticket, changes))
             return ticket
         }
@@ -477,7 +477,7 @@ public final class HTTPCookieStore: Sendable {
             guard !removed.isEmpty else { return (nil, []) }
             notify(&s, removed.map { CookieStoreChange(cookie: $0, cause: cause, removed: true) })
             let changes = removed.map { CookieJarChange.delete($0, cause) }
-            let ticket = database.enqueueWrite(changes: CookiePersistence.logEntries(changes, touched: [])) { _ in }
+            let ticket = database.enqueueWrite(changes: CookiePersistence.logEntries(changes, touched: []))
             s.inflight.append((ticket, changes))
             return (ticket, removed)
         }
@@ -615,7 +615,7 @@ public final class HTTPCookieStore: Sendable {
             guard !evicted.isEmpty else { return nil }
             notify(&s, evicted.map { CookieStoreChange(cookie: $0, cause: .evicted, removed: true) })
             let changes = evicted.map { CookieJarChange.delete($0, .evicted) }
-            return database.enqueueWrite(changes: CookiePersistence.logEntries(changes, touched: [])) { _ in }
+            return database.enqueueWrite(changes: CookiePersistence.logEntries(changes, touched: []))
         }
         if let ticket { try database.waitForCommit(ticket) }
     }

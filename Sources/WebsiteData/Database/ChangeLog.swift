@@ -7,6 +7,7 @@ extension StoreDatabase {
     /// position is its row's key (SQLite's rowid; on PostgreSQL, given by a trigger).
     static func appendToLog(_ changes: [ChangeLogEntry], _ db: DatabaseConnection) throws -> ClosedRange<Int64>? {
         guard !changes.isEmpty else { return nil }
+        if db.engine == .postgreSQL { return try appendToLogInRows(changes, db) }
         let statement = try db.statement(
             """
             INSERT INTO change_log (type, site, cause, time, since, op, \(CookiePersistence.columns))
@@ -29,6 +30,50 @@ extension StoreDatabase {
                 throw StoreError.notAStore(detail: "the change log gave no position to an appended entry")
             }
             range = (range?.lowerBound ?? seq)...seq
+        }
+        return range
+    }
+
+    /// The rows of a change-log append sent together on PostgreSQL.
+    static let appendedRowsPerStatement = 64
+
+    /// `appendToLog` on PostgreSQL: up to `appendedRowsPerStatement` entries in one `INSERT`,
+    /// since each statement is a round trip to the server (SQLite's single-row statement costs
+    /// no more than a function call). The writer holds the log's lock, so the positions the rows
+    /// take are consecutive.
+    private static func appendToLogInRows(_ changes: [ChangeLogEntry], _ db: DatabaseConnection) throws
+        -> ClosedRange<Int64>?
+    {
+        let time = Date().timeIntervalSince1970
+        let row = "(" + Array(repeating: "?", count: 19).joined(separator: ", ") + ")"
+        var range: ClosedRange<Int64>?
+        var start = changes.startIndex
+        while start < changes.endIndex {
+            let chunk = changes[start..<min(start + appendedRowsPerStatement, changes.endIndex)]
+            start = chunk.endIndex
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(chunk.count * 19)
+            for entry in chunk {
+                values += [
+                    .integer(entry.subject.code), .text(entry.site), .integer(entry.cause.rawValue), .real(time),
+                    entry.since.map { .real($0) } ?? .null,
+                ]
+                if let logged = entry.cookie {
+                    values.append(.integer(logged.op.rawValue))
+                    values += CookiePersistence.values(logged.cookie)
+                } else {
+                    values += Array(repeating: .null, count: 14)
+                }
+            }
+            let rows = Array(repeating: row, count: chunk.count).joined(separator: ", ")
+            let seqs = try db.rows(
+                "INSERT INTO change_log (type, site, cause, time, since, op, \(CookiePersistence.columns)) VALUES \(rows) RETURNING seq",
+                values
+            ) { $0.int(0) }
+            guard seqs.count == chunk.count, let low = seqs.min(), let high = seqs.max() else {
+                throw StoreError.notAStore(detail: "the change log gave no position to an appended entry")
+            }
+            range = (range?.lowerBound ?? low)...high
         }
         return range
     }

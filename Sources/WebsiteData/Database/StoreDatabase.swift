@@ -252,17 +252,20 @@ final class StoreDatabase: Sendable {
     /// - Parameters:
     ///   - changes: the (data type, site) pairs the write touches; site `*` for all.
     ///   - body: the write; it runs inside a savepoint, so its failure undoes only itself.
-    func write(changes: [ChangeLogEntry], _ body: @escaping @Sendable (DatabaseConnection) throws -> Void) throws {
+    ///     Without one, the change-log entries are the whole write.
+    func write(changes: [ChangeLogEntry], _ body: (@Sendable (DatabaseConnection) throws -> Void)? = nil) throws {
         try waitForCommit(enqueueWrite(changes: changes, body))
     }
 
     /// Queues a write without waiting: callers that must keep writes in the order of their own
     /// in-memory changes enqueue under their lock and wait after releasing it.
     ///
-    /// - Parameter announced: queued inside `announcingWrite`, whose writers a commit leader gathers.
+    /// - Parameters:
+    ///   - announced: queued inside `announcingWrite`, whose writers a commit leader gathers.
+    ///   - body: the write's statements besides its change-log entries, if any.
     func enqueueWrite(
         changes: [ChangeLogEntry], announced: Bool = false,
-        _ body: @escaping @Sendable (DatabaseConnection) throws -> Void
+        _ body: (@Sendable (DatabaseConnection) throws -> Void)? = nil
     ) -> UInt64 {
         queue.enqueue(PendingWrite(changes: changes, body: body), announced: announced)
     }
@@ -353,10 +356,26 @@ final class StoreDatabase: Sendable {
                     // A write alone in its batch needs no savepoint: its failure rolls the
                     // transaction back, which undoes only itself.
                     let isolates = batch.count > 1
+                    // Writes that are only change-log entries (most cookie writes) need no
+                    // savepoint either: an append fails only when the transaction does. Their
+                    // entries are appended together, in batch order, before the next write
+                    // with statements of its own and at the end.
+                    var entries: [ChangeLogEntry] = []
+                    func appendEntries() throws {
+                        if let logged = try Self.appendToLog(entries, db) {
+                            range = (range?.lowerBound ?? logged.lowerBound)...logged.upperBound
+                        }
+                        entries.removeAll()
+                    }
                     for (i, item) in batch.enumerated() {
+                        guard let body = item.body else {
+                            entries += item.changes
+                            continue
+                        }
+                        try appendEntries()
                         do {
                             if isolates { try db.execute("SAVEPOINT item", []) }
-                            try item.body(db)
+                            try body(db)
                             let logged = try Self.appendToLog(item.changes, db)
                             if isolates { try db.execute("RELEASE item", []) }
                             if let logged { range = (range?.lowerBound ?? logged.lowerBound)...logged.upperBound }
@@ -370,6 +389,7 @@ final class StoreDatabase: Sendable {
                             errors[i] = error
                         }
                     }
+                    try appendEntries()
                     if let range { try self.maintainLogIfDue(after: range, db) }
                     // Known as ours before COMMIT makes the rows visible: a reader that sees them
                     // between COMMIT and now would take them for another process's and reload.
@@ -388,10 +408,11 @@ final class StoreDatabase: Sendable {
 
 }
 
-/// A write waiting in the commit queue: its body and the change-log entries it records.
+/// A write waiting in the commit queue: its body (none when its change-log entries are the
+/// whole write) and the change-log entries it records.
 struct PendingWrite: Sendable {
     let changes: [ChangeLogEntry]
-    let body: @Sendable (DatabaseConnection) throws -> Void
+    let body: (@Sendable (DatabaseConnection) throws -> Void)?
 }
 
 /// Settings of the store's writer connection, which wkstore-bench's SQLite floors use too.
