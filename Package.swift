@@ -55,7 +55,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "wkstore-bench",
-            dependencies: ["WebsiteData", "WebsiteDataHTTP", "CSQLite"]
+            dependencies: ["WebsiteData", "WebsiteDataHTTP", "CSQLite", "CPostgreSQL", "PostgreSQLCluster"]
         ),
         .executableTarget(
             name: "wkstore-stress",
@@ -66,8 +66,10 @@ let package = Package(
             dependencies: ["WebsiteData"],
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]
         ),
+        // A private PostgreSQL cluster and child processes, for the tests and wkstore-bench.
+        .target(name: "PostgreSQLCluster", dependencies: ["CPostgreSQL"], path: "Tests/PostgreSQLCluster"),
         .target(
-            name: "WebsiteDataTestSupport", dependencies: ["WebsiteData", "CPostgreSQL"],
+            name: "WebsiteDataTestSupport", dependencies: ["WebsiteData", "CPostgreSQL", "PostgreSQLCluster"],
             path: "Tests/WebsiteDataTestSupport"),
         .testTarget(
             name: "WebsiteDataTests",

@@ -1,8 +1,8 @@
 import Foundation
 
-/// The command line: `wkstore-bench [--quick] [--threads N] [lookup] [ingest] [open] [memory] [indexeddb] [http] [feed]`.
+/// The command line: `wkstore-bench [--quick] [--threads N] [lookup] [ingest] [open] [memory] [indexeddb] [http] [feed] [fleet]`.
 enum BenchCommand {
-    static let sections = ["lookup", "ingest", "open", "memory", "indexeddb", "http", "feed"]
+    static let sections = ["lookup", "ingest", "open", "memory", "indexeddb", "http", "feed", "fleet"]
 
     static let usage = """
         usage: wkstore-bench [--quick] [--threads N] [SECTION...]
@@ -16,6 +16,9 @@ enum BenchCommand {
           indexeddb  IndexedDB put, get and range scan: vs SQLite's own insert and select
           http     requests per second through WebsiteDataHTTP: a 100,000-cookie store vs an empty one
           feed     delay from a commit to its delivery in 8 other processes' change feeds
+          fleet    the store on PostgreSQL: ingest vs COPY, lookups vs SQLite, open vs SELECT, and
+                   commit-to-lookup and commit-to-feed delays over 8 processes (a private cluster,
+                   or the database WKSTORE_BENCH_POSTGRES names)
         Options:
           --quick      a scaled-down smoke run of a few seconds (numbers are not comparable to the full run)
           --threads N  writer threads for the concurrent ingest (default 8)
@@ -31,15 +34,16 @@ enum BenchCommand {
             return
         }
         if arguments.first == "__watch" {
-            guard arguments.count == 2 else { fail("usage: __watch DIR", code: 2) }
             let done = DispatchSemaphore(value: 0)
             Task {
-                do { try await FeedBench.child(directory: URL(fileURLWithPath: arguments[1])) } catch {
-                    fail("\(error)", code: 1)
-                }
+                do { try await FeedBench.child(Array(arguments.dropFirst())) } catch { fail("\(error)", code: 1) }
                 done.signal()
             }
             done.wait()
+            return
+        }
+        if arguments.first == "__lookups" {
+            do { try FleetBench.lookupChild(Array(arguments.dropFirst())) } catch { fail("\(error)", code: 1) }
             return
         }
         if arguments.first == "__profile" {
@@ -89,6 +93,7 @@ enum BenchCommand {
                 case "indexeddb": table = try IndexedDBBench.run(context)
                 case "http": table = try HTTPBench.run(context)
                 case "feed": table = try FeedBench.run(context)
+                case "fleet": table = try FleetBench.run(context)
                 default: table = try MemoryBench.run(context)
                 }
                 emit(table.render())

@@ -22,7 +22,7 @@ enum FeedBench {
         try store.httpCookieStore.setCookies(
             fromSetCookieHeaders: ["start=1"], for: URL(string: "https://feed.example/")!)
         progress("starting \(subscribers) subscriber processes, then \(changes) changes 10 ms apart")
-        let watchers = try (0..<subscribers).map { _ in try Watcher(directory: directory) }
+        let watchers = try (0..<subscribers).map { _ in try Watcher(arguments: ["__watch", directory.path]) }
         for watcher in watchers { try watcher.waitUntilReady() }
         for _ in 0..<changes {
             let stamp = monotonicNanoseconds()
@@ -59,10 +59,11 @@ enum FeedBench {
         let pipe = Pipe()
         var buffer = Data()
 
-        init(directory: URL) throws {
+        /// Starts this program with `arguments` (`__watch STORE…` or `__lookups STORE…`).
+        init(arguments: [String]) throws {
             let selfPath = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")
             process.executableURL = URL(fileURLWithPath: selfPath)
-            process.arguments = ["__watch", directory.path]
+            process.arguments = arguments
             process.standardOutput = pipe
             try process.run()
         }
@@ -85,27 +86,43 @@ enum FeedBench {
             guard try readLine() == "ready" else { throw BenchError("a feed subscriber did not start") }
         }
 
-        /// The delays (nanoseconds) of the `count` changes, once the subscriber reported them all.
-        func finish(expecting count: Int) throws -> [Double] {
+        /// The delays (nanoseconds) of the `count` changes, once the subscriber reported them all
+        /// (or, with `orDone`, once it printed `done`: a process that looks up rather than
+        /// listens sees two changes as one when they land between two of its lookups).
+        func finish(expecting count: Int, orDone: Bool = false) throws -> [Double] {
             var delays: [Double] = []
             while delays.count < count, let line = try readLine() {
+                if orDone && line == "done" { break }
                 let fields = line.split(separator: " ").compactMap { UInt64($0) }
                 guard fields.count == 2 else { throw BenchError("a feed subscriber printed '\(line)'") }
                 delays.append(Double(fields[1] &- fields[0]))
             }
             process.terminate()
             process.waitUntilExit()
-            guard delays.count == count else {
+            guard delays.count == count || (orDone && !delays.isEmpty) else {
                 throw BenchError("a feed subscriber heard \(delays.count) of \(count) changes")
             }
             return delays
         }
     }
 
-    /// The subscriber: prints `ready` once its feed is running, then `WRITTEN DELIVERED` for each
-    /// cookie `t` it hears of.
-    static func child(directory: URL) async throws {
-        let store = try WebsiteDataStore(directory: directory)
+    /// The store a child process names: `DIR`, or `URI IDENTIFIER` of a PostgreSQL store.
+    static func openStore(_ arguments: [String]) throws -> WebsiteDataStore {
+        switch arguments.count {
+        case 1: return try WebsiteDataStore(directory: URL(fileURLWithPath: arguments[0]))
+        case 2:
+            guard let url = URL(string: arguments[0]), let identifier = UUID(uuidString: arguments[1]) else {
+                throw BenchError("a child's store is DIR or URI IDENTIFIER")
+            }
+            return try WebsiteDataStore(url: url, identifier: identifier)
+        default: throw BenchError("a child's store is DIR or URI IDENTIFIER")
+        }
+    }
+
+    /// The subscriber of `__watch STORE…`: prints `ready` once its feed is running, then
+    /// `WRITTEN DELIVERED` for each cookie `t` it hears of.
+    static func child(_ arguments: [String]) async throws {
+        let store = try openStore(arguments)
         let feed = try store.changes(ofTypes: [.cookies])
         print("ready")
         fflush(nil)

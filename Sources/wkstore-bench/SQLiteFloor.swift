@@ -18,7 +18,11 @@ enum SQLiteFloor {
     /// after the last fold, as the engine reads them), in the engine's column order, in the
     /// order they arrived (creation time): the order the engine inserted them in.
     static func rows(of directory: URL) throws -> [[Value]] {
-        let store = try WebsiteDataStore(directory: directory)
+        try rows(of: WebsiteDataStore(directory: directory))
+    }
+
+    /// The rows of every cookie `store` holds, as `rows(of:)` gives a directory's.
+    static func rows(of store: WebsiteDataStore) throws -> [[Value]] {
         let cookies = try store.httpCookieStore.allCookies().sorted { $0.created < $1.created }
         return cookies.map { c in
             [

@@ -6,7 +6,7 @@ import Foundation
 /// The default store is schema `wkstore`; the store of an identifier is `wkstore_` and the
 /// identifier's 32 hex digits in lower case, so the stores of many identifiers share a database
 /// and none sees another's rows.
-struct PostgreSQLStoreLocation: Sendable, Hashable {
+package struct PostgreSQLStoreLocation: Sendable, Hashable {
     /// The libpq connection string (a URI or `key=value` pairs), never shown.
     let connectionString: String
     /// The identifier of the store, `nil` for the default store.
@@ -19,7 +19,7 @@ struct PostgreSQLStoreLocation: Sendable, Hashable {
     static let defaultSchema = "wkstore"
 
     /// The schema of the store of `identifier` (the default store's for `nil`).
-    static func schema(for identifier: UUID?) -> String {
+    package static func schema(for identifier: UUID?) -> String {
         guard let identifier else { return defaultSchema }
         return defaultSchema + "_" + identifier.uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
