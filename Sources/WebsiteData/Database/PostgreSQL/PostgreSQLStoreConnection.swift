@@ -83,7 +83,7 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
             try connection.transaction {
                 began = true
                 // Every write transaction takes the change log's lock first: the log's append
-                // takes it anyway (`wkstore_change_log_position`), and taken before any row lock
+                // takes it anyway (`wkstore_change_log_assign`), and taken before any row lock
                 // two writers can never each hold what the other waits for.
                 try connection.execute(
                     write
