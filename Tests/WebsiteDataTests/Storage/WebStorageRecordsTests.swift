@@ -5,7 +5,7 @@ import WebsiteDataTestSupport
 @testable import WebsiteData
 
 /// Records and removal across localStorage, sessionStorage, WebSQL and application caches.
-@Suite(.ownThreads) struct WebStorageRecordsTests {
+@Suite(.ownThreads, .bothEngines) struct WebStorageRecordsTests {
     let dir = TemporaryDirectory()
     let types: Set<WebsiteDataType> = [.localStorage, .sessionStorage, .webSQLDatabases, .offlineWebApplicationCache]
 

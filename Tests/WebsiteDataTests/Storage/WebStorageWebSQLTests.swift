@@ -4,9 +4,25 @@ import WebsiteDataTestSupport
 
 @testable import WebsiteData
 
-@Suite(.ownThreads) struct WebStorageWebSQLTests {
+@Suite(.ownThreads, .bothEngines) struct WebStorageWebSQLTests {
     let dir = TemporaryDirectory()
     let origin = WebStorageOrigins.example
+
+    /// The database as stored: its file's image, or on PostgreSQL the image in its row.
+    private func storedImage(_ store: WebsiteDataStore, _ db: WebSQLDatabase) throws -> [UInt8] {
+        if let file = db.fileURL { return try WebSQLStorage.image(ofFile: file) }
+        let id = db.entry.id
+        return try store.database.read { connection in
+            try connection.rows("SELECT image FROM websql_databases WHERE id = ?", [.integer(id)]) { $0.blob(0) }
+        }.first ?? []
+    }
+
+    /// The titles of the notes, read in a read transaction.
+    private func titles(_ db: WebSQLDatabase) throws -> [String] {
+        try db.readTransaction { try $0.executeSql("SELECT title FROM notes ORDER BY id") }.rows.map {
+            $0["title"]?.string ?? ""
+        }
+    }
 
     private func notes(_ store: WebsiteDataStore, name: String = "notes") throws -> WebSQLDatabase {
         let db = try store.webSQLDatabases.open(
@@ -156,7 +172,7 @@ import WebsiteDataTestSupport
         try reopened.transaction { try $0.executeSql("INSERT INTO notes (title, tag) VALUES ('t', 'x')") }
     }
 
-    @Test func eachDatabaseIsAPrivateFileNamedByARandomIdentifier() throws {
+    @Test(.sqliteOnly) func eachDatabaseIsAPrivateFileNamedByARandomIdentifier() throws {
         let store = try WebsiteDataStore.testing(dir.url)
         let hostile = try store.webSQLDatabases.open(origin: origin, name: "../../../etc/passwd\u{0}x")
         try hostile.transaction { try $0.executeSql("CREATE TABLE t (x)") }
@@ -180,7 +196,7 @@ import WebsiteDataTestSupport
         #expect(try reopened.readTransaction { try $0.executeSql("SELECT x FROM t") }.rows.first?[0] == .integer(42))
     }
 
-    @Test func sizesAreTheEstimateAndTheActualFile() throws {
+    @Test(.sqliteOnly) func sizesAreTheEstimateAndTheActualFile() throws {
         let store = try WebsiteDataStore.testing(dir.url)
         let db = try notes(store)
         let file = try #require(db.fileURL)
@@ -224,7 +240,7 @@ import WebsiteDataTestSupport
         #expect(try store.webSQLDatabases.databases().isEmpty)
     }
 
-    @Test func removalDeletesTheFilesAndEndsOpenHandles() async throws {
+    @Test(.sqliteOnly) func removalDeletesTheFilesAndEndsOpenHandles() async throws {
         let store = try WebsiteDataStore.testing(dir.url)
         let db = try notes(store)
         let kept = try store.webSQLDatabases.open(origin: WebStorageOrigins.other, name: "kept")
@@ -258,7 +274,10 @@ import WebsiteDataTestSupport
         let db = try notes(crawler)
         try operator_.removeData(ofTypes: [.webSQLDatabases], matching: RemovalFilter(sites: ["example.com"]))
         #expect(throws: WebSQLError.self) { try db.transaction { try $0.executeSql("SELECT 1") } }
-        #expect(!FileManager.default.fileExists(atPath: try #require(db.fileURL).path))
+        #expect(throws: WebSQLError.self) { try db.readTransaction { try $0.executeSql("SELECT 1") } }
+        if TestEngine.current == .sqlite {
+            #expect(!FileManager.default.fileExists(atPath: try #require(db.fileURL).path))
+        }
     }
 
     @Test func writeTransactionsSetTheModificationTime() throws {
@@ -274,7 +293,7 @@ import WebsiteDataTestSupport
         #expect(try store.webSQLDatabases.databases().first?.created == start)
     }
 
-    @Test func orphanFilesAreRemovedWhenTheStoreOpens() throws {
+    @Test(.sqliteOnly) func orphanFilesAreRemovedWhenTheStoreOpens() throws {
         do { _ = try WebsiteDataStore.testing(dir.url) }
         let folder = dir.path("websql")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -288,5 +307,137 @@ import WebsiteDataTestSupport
         #expect(!FileManager.default.fileExists(atPath: orphan.path))
         #expect(FileManager.default.fileExists(atPath: unrelated.path))
         #expect(FileManager.default.fileExists(atPath: try #require(db.fileURL).path))
+    }
+
+    @Test func sizesAreTheEstimateAndWhatTheDatabaseTakes() async throws {
+        let store = try WebsiteDataStore.testing(dir.url)
+        let db = try notes(store)
+        let before = try db.size()
+        #expect(before > 0)
+        try db.transaction {
+            try $0.executeSql("INSERT INTO notes (body) VALUES (?)", [.blob([UInt8](repeating: 7, count: 200_000))])
+        }
+        // The blob's pages, some of which were already there (a table's first page holds its start).
+        let size = try db.size()
+        #expect(size > before && size >= 200_000)
+        let info = try #require(try store.webSQLDatabases.databases(origin: origin).first)
+        #expect(info.estimatedSize == 1 << 20 && info.size == size)
+        #expect(try await store.dataRecords(ofTypes: [.webSQLDatabases]).first?.sizes[.webSQLDatabases] == size)
+        // Another store object (another process) counts the same bytes.
+        #expect(try WebsiteDataStore.testing(dir.url).webSQLDatabases.databases().first?.size == size)
+    }
+
+    @Test func removalEndsOpenHandlesAndKeepsOtherDatabases() async throws {
+        let store = try WebsiteDataStore.testing(dir.url)
+        let db = try notes(store)
+        try db.transaction { try $0.executeSql("INSERT INTO notes (title) VALUES ('gone')") }
+        let kept = try store.webSQLDatabases.open(origin: WebStorageOrigins.other, name: "kept")
+        try kept.transaction { try $0.executeSql("CREATE TABLE t (x)") }
+        let record = try #require(
+            try await store.dataRecords(ofTypes: [.webSQLDatabases]).first { $0.displayName == "example.com" })
+        try await store.removeData(ofTypes: [.webSQLDatabases], for: [record])
+        #expect(throws: WebSQLError.self) {
+            try db.transaction { try $0.executeSql("INSERT INTO notes (title) VALUES ('x')") }
+        }
+        #expect(throws: WebSQLError.self) { try titles(db) }
+        #expect(try store.webSQLDatabases.databases().map(\.name) == ["kept"])
+        let other = try WebsiteDataStore.testing(dir.url).webSQLDatabases.open(
+            origin: WebStorageOrigins.other, name: "kept")
+        #expect(try other.readTransaction { try $0.executeSql("SELECT count(*) FROM t") }.rows.first?[0] == .integer(0))
+        // Opening it again starts a new, empty database.
+        let fresh = try store.webSQLDatabases.open(origin: origin, name: "notes")
+        #expect(throws: WebSQLError.self) { try titles(fresh) }
+        #expect(try store.webSQLDatabases.deleteDatabase(origin: origin, name: "notes"))
+        #expect(try !store.webSQLDatabases.deleteDatabase(origin: origin, name: "notes"))
+    }
+
+    @Test func twoStoreObjectsWritingOneDatabaseKeepEveryWrite() throws {
+        let first = try WebsiteDataStore.testing(dir.url)
+        let second = try WebsiteDataStore.testing(dir.url)
+        let a = try notes(first)
+        try a.transaction { tx in
+            try tx.executeSql("CREATE TABLE counter (n INTEGER NOT NULL)")
+            try tx.executeSql("INSERT INTO counter VALUES (0)")
+        }
+        let b = try second.webSQLDatabases.open(origin: origin, name: "notes")
+        // b reads the database before a writes again: its own write must start from a's.
+        #expect(try titles(b).isEmpty)
+        try a.transaction { try $0.executeSql("INSERT INTO notes (title) VALUES ('from a')") }
+        try b.transaction { try $0.executeSql("INSERT INTO notes (title) VALUES ('from b')") }
+        #expect(try titles(a) == ["from a", "from b"])
+        #expect(try titles(b) == ["from a", "from b"])
+
+        // At once, from both: each transaction reads the counter and writes it back one higher.
+        let handles = [a, b, a, b]
+        let perWriter = 12
+        let failures = Locked<[String]>([])
+        DispatchQueue.concurrentPerform(iterations: handles.count) { index in
+            for step in 0..<perWriter {
+                do {
+                    try handles[index].transaction { tx in
+                        let n = try tx.executeSql("SELECT n FROM counter").rows.first?[0].int64 ?? -1
+                        try tx.executeSql("UPDATE counter SET n = ?", [.integer(n + 1)])
+                        try tx.executeSql("INSERT INTO notes (title) VALUES (?)", [.text("\(index)-\(step)")])
+                    }
+                } catch {
+                    failures.withLock { $0.append("\(index)-\(step): \(error)") }
+                }
+            }
+        }
+        #expect(failures.withLock { $0 }.isEmpty)
+        let total = handles.count * perWriter
+        for db in [a, b, try WebsiteDataStore.testing(dir.url).webSQLDatabases.open(origin: origin, name: "notes")] {
+            #expect(
+                try db.readTransaction { try $0.executeSql("SELECT n FROM counter") }.rows.first?[0]
+                    == .integer(Int64(total)))
+            #expect(try titles(db).count == 2 + total)
+        }
+    }
+
+    @Test func aFailedWriteTransactionLeavesTheStoredDatabaseUnchanged() throws {
+        let clock = TestClock()
+        let store = try WebsiteDataStore.testing(dir.url, clock: clock)
+        let db = try notes(store)
+        try db.transaction { try $0.executeSql("INSERT INTO notes (title) VALUES ('kept')") }
+        let image = try storedImage(store, db)
+        #expect(!image.isEmpty)
+        let modified = try store.webSQLDatabases.databases().first?.modified
+        clock.advance(60)
+
+        struct Abort: Error {}
+        #expect(throws: Abort.self) {
+            try db.transaction { tx in
+                try tx.executeSql("INSERT INTO notes (title) VALUES ('lost')")
+                throw Abort()
+            }
+        }
+        // A statement the authorizer refuses, and a constraint that fails, let out of the closure.
+        for refused in ["ATTACH DATABASE ':memory:' AS x", "INSERT INTO notes (title) VALUES ('kept')"] {
+            #expect(throws: WebSQLError.self, "\(refused)") {
+                try db.transaction { tx in
+                    try tx.executeSql("INSERT INTO notes (title) VALUES ('lost')")
+                    try tx.executeSql("CREATE TABLE lost (x)")
+                    try tx.executeSql(refused)
+                }
+            }
+        }
+        // A version change whose check fails runs nothing.
+        #expect(throws: WebSQLError.self) {
+            try db.changeVersion(from: "0.9", to: "2.0") { try $0.executeSql("DROP TABLE notes") }
+        }
+
+        #expect(try storedImage(store, db) == image)
+        #expect(try store.webSQLDatabases.databases().first?.modified == modified)
+        #expect(try db.version == "1.0")
+        // Neither this handle nor another store object's sees what was rolled back.
+        let other = try WebsiteDataStore.testing(dir.url).webSQLDatabases.open(origin: origin, name: "notes")
+        for handle in [db, other] {
+            #expect(try titles(handle) == ["kept"])
+            #expect(throws: WebSQLError.self) { try handle.readTransaction { try $0.executeSql("SELECT * FROM lost") } }
+        }
+        // And the next write commits from the stored database.
+        try db.transaction { try $0.executeSql("INSERT INTO notes (title) VALUES ('next')") }
+        #expect(try titles(other) == ["kept", "next"])
+        #expect(try storedImage(store, db) != image)
     }
 }

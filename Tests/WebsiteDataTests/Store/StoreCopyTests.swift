@@ -77,7 +77,7 @@ import WebsiteDataTestSupport
         try store.set(.localStorageQuota, to: "10000000")
     }
 
-    /// Adds a WebSQL-style database (a directory store only: a PostgreSQL store cannot open one).
+    /// Adds a WebSQL-style database.
     private func fillWebSQL(_ store: WebsiteDataStore) throws {
         let db = try store.webSQLDatabases.open(
             origin: Self.example, name: "notes", version: "1.0", displayName: "Notes", estimatedSize: 1 << 20)
@@ -205,6 +205,9 @@ import WebsiteDataTestSupport
         let copy = try postgreSQL(identifier)
         #expect(try WebsiteDataStore.copyStore(from: fleet, to: copy) == counts)
         try await same(copy, expected)
+        // A PostgreSQL store opens and runs the copied images.
+        #expect(try webSQLView(fleet) == expectedWebSQL)
+        #expect(try webSQLView(copy) == expectedWebSQL)
 
         let back = dir.url.appendingPathComponent("back")
         let returned = try WebsiteDataStore(directory: back)

@@ -9,6 +9,11 @@ import Synchronization
 /// and a transaction's closure must not start another transaction of the same database (that
 /// would wait for itself). The methods are thread-safe.
 ///
+/// On a PostgreSQL store a write transaction's closure runs inside the store's PostgreSQL write
+/// transaction, which holds the change log's lock (see `WebSQLStorage+Image`): it must not write
+/// the store's other data (that would wait for itself too), and while it runs the store's other
+/// writers, in every process, wait.
+///
 /// When the database is removed (by `WebsiteDataStore.removeData`, `WebSQLStorage.deleteDatabase`
 /// or `wkstore clear` in another process), the next transaction throws `WebSQLError` `.database`;
 /// open it again to start a new, empty one.
@@ -47,9 +52,12 @@ public final class WebSQLDatabase: Sendable {
     /// - Returns: what `body` returns.
     /// - Throws: what `body` throws (after rolling back); `WebSQLError` `.database` when the
     ///   database was removed, `.timeout` when another process holds its write lock too long;
-    ///   `StoreError.database` when the store's catalog cannot be updated (the transaction was committed).
+    ///   `StoreError.database` when the store's catalog cannot be updated (the transaction was
+    ///   committed); on a PostgreSQL store, `PostgreSQLError` when the image cannot be written
+    ///   (nothing was committed, unless the connection broke during `COMMIT`).
     @discardableResult
     public func transaction<T>(_ body: (WebSQLTransaction) throws -> T) throws -> T {
+        if keptAsImage { return try storage.runOnImage(entry, connection, readOnly: false, body) }
         let result = try run(readOnly: false) { transaction, _ in try body(transaction) }
         try storage.touch(entry)
         return result
@@ -62,7 +70,8 @@ public final class WebSQLDatabase: Sendable {
     /// - Throws: what `body` throws; `WebSQLError` `.database` when the database was removed.
     @discardableResult
     public func readTransaction<T>(_ body: (WebSQLTransaction) throws -> T) throws -> T {
-        try run(readOnly: true) { transaction, _ in try body(transaction) }
+        if keptAsImage { return try storage.runOnImage(entry, connection, readOnly: true, body) }
+        return try run(readOnly: true) { transaction, _ in try body(transaction) }
     }
 
     /// Changes the database's version, as `db.changeVersion(old, new, callback)`: in one write
@@ -79,6 +88,12 @@ public final class WebSQLDatabase: Sendable {
     public func changeVersion(from old: String, to new: String, _ body: ((WebSQLTransaction) throws -> Void)? = nil)
         throws
     {
+        if keptAsImage {
+            return try storage.runOnImage(entry, connection, readOnly: false, versionChange: (old, new)) {
+                transaction in
+                try body?(transaction)
+            }
+        }
         try run(readOnly: false) { transaction, _ in
             // Inside the transaction: its write lock keeps another process's changeVersion out.
             let current = try storage.catalogEntry(entry)?.version
@@ -104,33 +119,26 @@ public final class WebSQLDatabase: Sendable {
         }
     }
 
-    /// The bytes the database takes: its file and write-ahead log on disk, or its pages in memory.
+    /// The bytes the database takes: its file and write-ahead log on disk, its pages in memory,
+    /// or on a PostgreSQL store its image as last committed.
     ///
     /// - Returns: the size in bytes.
-    /// - Throws: `StoreError.database` when the size of an in-memory database cannot be read.
+    /// - Throws: `StoreError.database` when the size of an in-memory database cannot be read;
+    ///   `PostgreSQLError` when a PostgreSQL store cannot be read.
     public func size() throws -> Int64 {
-        try connection.size()
+        if keptAsImage { return try storage.storedImageSize(entry) }
+        return try connection.size()
     }
 
     // MARK: - Internals
 
+    /// Whether the database is an image in a PostgreSQL store's catalog row, not a file.
+    private var keptAsImage: Bool { storage.database.engine == .postgreSQL }
+
     private func run<T>(readOnly: Bool, _ body: (WebSQLTransaction, SQLiteConnection) throws -> T) throws -> T {
         try storage.checkPresent(entry, connection)
         return try connection.locked.withLock { db in
-            do { try db.execute(readOnly ? "BEGIN DEFERRED" : "BEGIN IMMEDIATE") } catch let error as DatabaseError {
-                throw WebSQLError(error)
-            }
-            let transaction = WebSQLTransaction(connection: db, readOnly: readOnly)
-            do {
-                let result = try body(transaction, db)
-                transaction.finish()
-                do { try db.execute("COMMIT") } catch let error as DatabaseError { throw WebSQLError(error) }
-                return result
-            } catch {
-                transaction.finish()
-                if db.isInTransaction { try? db.execute("ROLLBACK") }
-                throw error
-            }
+            try WebSQLStorage.runSQLite(db, readOnly: readOnly) { transaction in try body(transaction, db) }
         }
     }
 }
@@ -142,6 +150,10 @@ final class WebSQLConnection: Sendable {
     let file: URL?
     /// Set when the database is removed, so handles stop using it.
     let removed = Atomic<Bool>(false)
+    /// On a PostgreSQL store, the version stamp of the catalog row whose image the connection
+    /// holds (`WebSQLStorage+Image`); `nil` when it holds none or one that may not be committed.
+    /// Read and set while holding `locked`.
+    let imageStamp = Locked<String?>(nil)
 
     init(locked: LockedConnection<SQLiteConnection>, file: URL?) {
         self.locked = locked

@@ -12,7 +12,8 @@ public struct WebSQLDatabaseInfo: Sendable, Hashable {
     public let version: String
     /// The size in bytes the page estimated when it created the database.
     public let estimatedSize: Int64
-    /// The bytes the database takes: its file (and write-ahead log) on disk, or its pages in memory.
+    /// The bytes the database takes: its file (and write-ahead log) on disk, its pages in memory,
+    /// or its image in a PostgreSQL store's catalog row.
     public let size: Int64
     /// When it was created.
     public let created: Date

@@ -3,12 +3,14 @@ import Foundation
 /// The WebSQL-style databases of a website data store: per origin, named SQLite databases that
 /// their user opens and runs SQL on, each with a version string and an estimated size.
 ///
-/// In a persistent store each database is a SQLite file of its own, `websql/<random id>.sqlite`
-/// in the store directory (directory 0700, files 0600), named by a random identifier and never
-/// by the origin or the name, so no name can lead outside the directory. A non-persistent
-/// store keeps them in memory and creates no file. The store's main database catalogues them
-/// with their origin, name, site and modification time; they are listed and removed as
-/// `.webSQLDatabases`, and removal deletes their files. All methods are thread-safe.
+/// In a store directory each database is a SQLite file of its own, `websql/<random id>.sqlite`
+/// (directory 0700, files 0600), named by a random identifier and never by the origin or the
+/// name, so no name can lead outside the directory. A PostgreSQL store keeps each database as
+/// the image of a SQLite database in its catalog row, run in memory (`WebSQLStorage+Image`). A
+/// non-persistent store keeps them in memory and creates no file. The store's main database
+/// catalogues them with their origin, name, site and modification time; they are listed and
+/// removed as `.webSQLDatabases`, and removal deletes their files or rows. All methods are
+/// thread-safe.
 public final class WebSQLStorage: Sendable {
     let database: StoreDatabase
     let clock: @Sendable () -> Date
@@ -55,34 +57,31 @@ public final class WebSQLStorage: Sendable {
     ///   - estimatedSize: the size in bytes the page expects, kept from creation.
     /// - Returns: the database.
     /// - Throws: `WebSQLError` `.version` when it exists with another version; `StoreError` when
-    ///   its file or the catalog cannot be created or opened.
+    ///   its file or the catalog cannot be created or opened; `PostgreSQLError` when a PostgreSQL
+    ///   store cannot be reached.
     public func open(
         origin: SecurityOrigin, name: String, version: String = "", displayName: String = "",
         estimatedSize: Int64 = 0
     ) throws -> WebSQLDatabase {
-        if database.engine == .postgreSQL {
-            throw WebSQLError(
-                .database,
-                "WebSQL-style databases are not kept in a PostgreSQL store: open '\(name)' of \(origin) in a store directory"
-            )
-        }
         var entry = try catalogEntry(origin: origin, name: name)
         if entry == nil {
             let now = clock().timeIntervalSince1970
-            let file = UUID().uuidString.lowercased() + ".sqlite"
+            // A PostgreSQL store keeps the database in its row (`image`), not in a file.
+            let file: DatabaseValue =
+                database.engine == .postgreSQL ? .null : .text(UUID().uuidString.lowercased() + ".sqlite")
             let values: [DatabaseValue] = [
-                .text(origin.description), .text(name), .text(file), .text(version), .text(displayName),
+                .text(origin.description), .text(name), file, .text(version), .text(displayName),
                 .integer(max(0, estimatedSize)), .text(origin.site), .real(now), .real(now),
             ]
             do {
                 try database.write(changes: [ChangeLogEntry(.webSQLDatabases, site: origin.site, cause: .write)]) {
                     db in
-                    // OR IGNORE: another process may have created it since we looked.
+                    // DO NOTHING: another process may have created it since we looked.
                     try db.execute(
                         """
-                        INSERT OR IGNORE INTO websql_databases
+                        INSERT INTO websql_databases
                             (origin, name, file, version, display_name, estimated_size, site, created, modified)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (origin, name) DO NOTHING
                         """, values)
                 }
             } catch {
@@ -161,19 +160,25 @@ public final class WebSQLStorage: Sendable {
         try catalog(("origin = ? AND name = ?", [.text(origin.description), .text(name)])).first
     }
 
-    /// The catalog's current row for an entry, or `nil` once the database was removed.
+    /// The catalog's current row for an entry, or `nil` once the database was removed. A
+    /// PostgreSQL store's rows have no file (`file` is NULL, read as "").
     func catalogEntry(_ entry: CatalogEntry) throws -> CatalogEntry? {
-        try catalog(("id = ? AND file = ?", [.integer(entry.id), .text(entry.file)])).first
+        try catalog(("id = ? AND coalesce(file, '') = ?", [.integer(entry.id), .text(entry.file)])).first
     }
 
     /// Throws when the database was removed (here or by another process) since it was opened.
     func checkPresent(_ entry: CatalogEntry, _ connection: WebSQLConnection) throws {
         if !connection.removed.load(ordering: .acquiring), try catalogEntry(entry) != nil { return }
+        forget(entry, connection)
+        throw WebSQLError(.database, "the database '\(entry.name)' of \(entry.origin) was removed")
+    }
+
+    /// Marks a connection as one of a removed database, so its handles stop using it.
+    func forget(_ entry: CatalogEntry, _ connection: WebSQLConnection) {
         connection.removed.store(true, ordering: .releasing)
         connections.withLock { open in
             if open[entry.id] === connection { open[entry.id] = nil }
         }
-        throw WebSQLError(.database, "the database '\(entry.name)' of \(entry.origin) was removed")
     }
 
     /// Records that a write transaction committed: the database's modification time.
@@ -248,6 +253,7 @@ public final class WebSQLStorage: Sendable {
     }
 
     private func makeConnection(_ entry: CatalogEntry) throws -> WebSQLConnection {
+        if database.engine == .postgreSQL { return try makeImageConnection() }
         guard let url = try fileURL(entry), let directory else {
             do {
                 let db = try SQLiteConnection(location: .memory)
@@ -294,7 +300,10 @@ public final class WebSQLStorage: Sendable {
         }
     }
 
-    private func size(of entry: CatalogEntry) throws -> Int64 {
+    /// The bytes a database takes: its file and write-ahead log, its pages in memory, or on
+    /// PostgreSQL its image in the row.
+    func size(of entry: CatalogEntry) throws -> Int64 {
+        if database.engine == .postgreSQL { return try storedImageSize(entry) }
         if let open = connections.withLock({ $0[entry.id] }), (open.file?.lastPathComponent ?? entry.file) == entry.file
         {
             return try open.size()
