@@ -21,6 +21,9 @@ public final class PostgreSQLTestCluster: Sendable {
     public let user = "wk"
     /// A role that must give its password over TCP (see `tcpConnectionString(user:password:database:)`).
     public static let passwordRole = "wk_password"
+    /// The password of `passwordRole`, with a quote and a backslash in it, so that a test sees
+    /// whether quoting holds.
+    public static let rolePassword = "Corr3ct-H0rse'battery\\staple"
 
     /// Where the PostgreSQL programs are: `WKSTORE_POSTGRES_BIN`, or Debian's folder of the newest
     /// installed version.
@@ -122,6 +125,20 @@ public final class PostgreSQLTestCluster: Sendable {
         var text = "host=127.0.0.1 port=\(port) user=\(user ?? self.user) dbname=\(database) connect_timeout=60"
         if let password { text += " password=\(quoteConnectionValue(password))" }
         return text
+    }
+
+    /// Creates `passwordRole` with `rolePassword` and the right to log in, unless it exists.
+    ///
+    /// - Throws: `PostgreSQLTestClusterError` when the server refuses.
+    public func makePasswordRole() throws {
+        // CREATE ROLE takes no parameters: the password is a literal, quoted by the server's rules.
+        let literal = "'" + Self.rolePassword.replacingOccurrences(of: "'", with: "''") + "'"
+        do {
+            try PostgreSQLTestServer.administer(
+                socketConnectionString(), "CREATE ROLE \(Self.passwordRole) LOGIN PASSWORD \(literal)")
+        } catch let error as PostgreSQLTestClusterError where error.message.contains("already exists") {
+            // Made by another test of this process; tests running side by side may race to make it.
+        }
     }
 
     private func runAsOwner(_ program: String, _ arguments: [String], log: URL) throws {

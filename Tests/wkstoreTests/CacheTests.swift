@@ -3,7 +3,7 @@ import Testing
 import WebsiteDataTestSupport
 
 /// `wkstore cache …` and `records --sizes`, on entries `wkstore fetch` put in the cache.
-@Suite(.ownThreads) struct CacheTests {
+@Suite(.ownThreads, .bothEngines) struct CacheTests {
     @Test func showExplainsAStoredResponse() throws {
         let sandbox = try Sandbox()
         let server = try LoopbackServer(in: sandbox.root)

@@ -5,7 +5,7 @@ import WebsiteDataTestSupport
 
 /// `wkstore clear` and `wkstore records`: removal by type, date and site, seen by the tool and by
 /// processes holding the store open.
-@Suite(.ownThreads) struct ClearTests {
+@Suite(.ownThreads, .bothEngines) struct ClearTests {
     @Test func clearSinceRemovesExactlyWhatWasModifiedAfter() async throws {
         let sandbox = try Sandbox()
         try sandbox.succeed(["cookies", "set", "--url", "https://old.example.com/", "old1=1; Max-Age=600", "old2=2"])
@@ -82,7 +82,7 @@ import WebsiteDataTestSupport
 
     @Test func aClearIsSeenByAProcessHoldingTheStoreOpen() throws {
         let sandbox = try Sandbox()
-        let store = try WebsiteDataStore(directory: sandbox.store)
+        let store = try sandbox.openStore()
         let url = URL(string: "https://www.example.com/")!
         try store.httpCookieStore.setCookies(fromSetCookieHeaders: ["sid=1; Max-Age=600", "theme=dark"], for: url)
         #expect(try store.httpCookieStore.cookieHeader(for: url) == "sid=1; theme=dark")

@@ -3,7 +3,7 @@ import Testing
 import WebsiteDataTestSupport
 
 /// `wkstore cookies script` and `wkstore cookies ingest-report`: cookies to page script and back.
-@Suite(.ownThreads) struct CookieScriptTests {
+@Suite(.ownThreads, .bothEngines) struct CookieScriptTests {
     static let page = "https://shop.example.com/cart/view"
 
     /// A store with the cookies of Docs/scripts.md's example: an HttpOnly one, a domain one, a

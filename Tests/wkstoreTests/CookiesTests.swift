@@ -4,7 +4,7 @@ import WebsiteData
 import WebsiteDataTestSupport
 
 /// `wkstore cookies …` end to end: what is set is what is listed, sent and deleted.
-@Suite(.ownThreads) struct CookiesTests {
+@Suite(.ownThreads, .bothEngines) struct CookiesTests {
     @Test func setListHeaderDeleteRoundTrip() throws {
         let sandbox = try Sandbox()
         let set = try sandbox.succeed([
@@ -253,7 +253,7 @@ import WebsiteDataTestSupport
     @Test func cookiesSetByTheToolAreSeenThroughTheLibrary() throws {
         let sandbox = try Sandbox()
         try sandbox.succeed(["cookies", "set", "--url", "https://example.com/", "a=1; Max-Age=600"])
-        let store = try WebsiteDataStore(directory: sandbox.store)
+        let store = try sandbox.openStore()
         #expect(try store.httpCookieStore.cookieHeader(for: URL(string: "https://example.com/")!) == "a=1")
     }
 }

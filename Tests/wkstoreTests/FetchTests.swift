@@ -3,7 +3,7 @@ import Testing
 import WebsiteDataTestSupport
 
 /// `wkstore fetch` end to end: the built binary against a loopback server, with a store in the sandbox.
-@Suite(.ownThreads) struct FetchTests {
+@Suite(.ownThreads, .bothEngines) struct FetchTests {
     @Test func cookiesSetOnARedirectHopAreStoredAndSentOnTheNextRequest() throws {
         let sandbox = try Sandbox()
         let server = try LoopbackServer(in: sandbox.root)

@@ -4,7 +4,7 @@ import WebsiteData
 import WebsiteDataTestSupport
 
 /// `wkstore idb list` and `wkstore idb dump` on databases the library made in the sandbox store.
-@Suite(.ownThreads) struct IndexedDBTests {
+@Suite(.ownThreads, .bothEngines) struct IndexedDBTests {
     static let origin = SecurityOrigin(string: "https://app.example.com")!
     static let due = Date(timeIntervalSince1970: 1_767_225_600.125)
 
@@ -25,7 +25,7 @@ import WebsiteDataTestSupport
     /// A store with two databases of one origin and one of another, made through the library.
     func makeStore() throws -> Sandbox {
         let sandbox = try Sandbox()
-        let store = try WebsiteDataStore(directory: sandbox.store)
+        let store = try sandbox.openStore()
         let app = try store.indexedDB.open(origin: Self.origin, name: "app", version: 2) { tx, _ in
             let notes = try tx.createObjectStore("notes", keyPath: "id", autoIncrement: true)
             try notes.createIndex("byTag", keyPath: "tags", multiEntry: true)
@@ -138,7 +138,7 @@ import WebsiteDataTestSupport
         // A store that does not exist is not created by reading it.
         let fresh = try Sandbox()
         #expect(try fresh.succeed(["idb", "list"]).stdout.isEmpty)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: fresh.store.path).isEmpty)
+        #expect(try !fresh.storeWasMade())
     }
 
     @Test func putAndDeleteOneRecordAsTheLibrarySeesIt() throws {
@@ -160,7 +160,7 @@ import WebsiteDataTestSupport
             ])
         #expect(dated.stdout == #"stored {"$date":"2026-01-01T00:00:00.000Z"} in blobs"# + "\n")
 
-        let store = try WebsiteDataStore(directory: sandbox.store)
+        let store = try sandbox.openStore()
         let app = try store.indexedDB.open(origin: Self.origin, name: "app", version: 2) { _, _ in }
         try app.transaction(["notes", "blobs"]) { tx in
             let note = try #require(try tx.objectStore("notes").get(7))

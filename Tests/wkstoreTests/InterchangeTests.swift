@@ -5,7 +5,7 @@ import WebsiteDataTestSupport
 
 /// `wkstore import` and `wkstore export`: round trips through both formats, standard input and
 /// output, and all-or-nothing imports.
-@Suite(.ownThreads) struct InterchangeTests {
+@Suite(.ownThreads, .bothEngines) struct InterchangeTests {
     /// Cookies of several shapes: host-only HttpOnly Secure session, domain with Max-Age, a path,
     /// SameSite Strict, a partitioned one.
     func makeStore() throws -> Sandbox {
@@ -29,13 +29,13 @@ import WebsiteDataTestSupport
         let first = sandbox.root.appendingPathComponent("first.\(format)")
         let exported = try sandbox.succeed(["export", "--format", format, "-o", first.path])
         let other = sandbox.root.appendingPathComponent("other-store")
-        let imported = try sandbox.run(["--store", other.path, "import", first.path])
+        let imported = try sandbox.run(try sandbox.storeArguments(other) + ["import", first.path])
         #expect(imported.status == 0, "\(imported.stderr)")
-        let second = try sandbox.run(["--store", other.path, "export", "--format", format])
+        let second = try sandbox.run(try sandbox.storeArguments(other) + ["export", "--format", format])
         #expect(second.status == 0)
         #expect(second.stdoutData == (try Data(contentsOf: first)))
 
-        let cookies = try sandbox.run(["--store", other.path, "cookies", "list", "--json"]).objects()
+        let cookies = try sandbox.run(try sandbox.storeArguments(other) + ["cookies", "list", "--json"]).objects()
         if format == "netscape" {
             // cookies.txt cannot hold a partitioned cookie: left out, and said so.
             #expect(
@@ -56,7 +56,9 @@ import WebsiteDataTestSupport
         let sid = cookies.first { $0["name"] as? String == "sid" }
         #expect(sid?["httpOnly"] as? Bool == true && sid?["secure"] as? Bool == true && sid?["expires"] as? Int == -1)
         #expect(
-            try sandbox.run(["--store", other.path, "cookies", "header", "https://www.example.com/shop/x"]).stdout
+            try sandbox.run(
+                try sandbox.storeArguments(other) + ["cookies", "header", "https://www.example.com/shop/x"]
+            ).stdout
                 == "cart=; sid=abc123; pref=dark\n")
     }
 
@@ -71,15 +73,17 @@ import WebsiteDataTestSupport
 
         // Import from standard input goes through a temporary file, removed afterwards.
         let other = sandbox.root.appendingPathComponent("other-store")
-        let piped = try sandbox.run(["--store", other.path, "import", "-"], stdin: all.stdoutData)
+        let piped = try sandbox.run(try sandbox.storeArguments(other) + ["import", "-"], stdin: all.stdoutData)
         #expect(piped.status == 0, "\(piped.stderr)")
         #expect(piped.stdout == "read 3 cookies: imported 3\n")
         let leftovers = try FileManager.default.contentsOfDirectory(
             atPath: sandbox.root.appendingPathComponent("tmp").path)
         #expect(leftovers.isEmpty, "\(leftovers)")
-        #expect(try sandbox.run(["--store", other.path, "export"]).stdout == all.stdout)
+        #expect(try sandbox.run(try sandbox.storeArguments(other) + ["export"]).stdout == all.stdout)
 
-        let json = try sandbox.run(["--store", other.path, "import", "-", "--json"], stdin: all.stdoutData).object()
+        let json = try sandbox.run(
+            try sandbox.storeArguments(other) + ["import", "-", "--json"], stdin: all.stdoutData
+        ).object()
         #expect(json["format"] as? String == "netscape")
         #expect(json["read"] as? Int == 3)
         #expect(json["imported"] as? Int == 3)
@@ -177,7 +181,7 @@ import WebsiteDataTestSupport
         try sandbox.succeed(["storage", "set", "--origin", "https://app.example.com", "draft", "line one\nline two"])
         try sandbox.succeed(["storage", "set", "--origin", "http://localhost:8080", "k", "v"])
         do {
-            let store = try WebsiteDataStore(directory: sandbox.store)
+            let store = try sandbox.openStore()
             let origin = try #require(SecurityOrigin(string: "https://app.example.com"))
             let db = try store.indexedDB.open(origin: origin, name: "app", version: 3) { tx, _ in
                 _ = try tx.createObjectStore("notes", keyPath: "id", autoIncrement: true)
@@ -201,20 +205,23 @@ import WebsiteDataTestSupport
         #expect(origins.map { $0["origin"] as? String } == ["http://localhost:8080", "https://app.example.com"])
 
         let other = sandbox.root.appendingPathComponent("other-store")
-        let imported = try sandbox.run(["--store", other.path, "import", first.path])
+        let imported = try sandbox.run(try sandbox.storeArguments(other) + ["import", first.path])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(
             imported.stdout
                 == "read 4 cookies: imported 4; 2 origins: 3 localStorage items, 1 IndexedDB database with 2 records\n")
         #expect(
-            try sandbox.run(["--store", other.path, "storage", "get", "--origin", "https://app.example.com", "draft"])
-                .stdout
+            try sandbox.run(
+                try sandbox.storeArguments(other) + ["storage", "get", "--origin", "https://app.example.com", "draft"]
+            )
+            .stdout
                 == "line one\nline two\n")
         let dump = ["idb", "dump", "--origin", "https://app.example.com", "--db", "app"]
         let originalDump = try sandbox.succeed(dump).stdout
         #expect(originalDump.split(separator: "\n").count == 2)
-        #expect(try sandbox.run(["--store", other.path] + dump).stdout == originalDump)
-        let again = try sandbox.run(["--store", other.path, "export", "--format", "storage-state", "--indexeddb"])
+        #expect(try sandbox.run(try sandbox.storeArguments(other) + dump).stdout == originalDump)
+        let again = try sandbox.run(
+            try sandbox.storeArguments(other) + ["export", "--format", "storage-state", "--indexeddb"])
         #expect(again.stdoutData == (try Data(contentsOf: first)))
 
         // Without --indexeddb, and for one site: the origins of that site only, localStorage alone.

@@ -4,7 +4,7 @@ import WebsiteData
 import WebsiteDataTestSupport
 
 /// `wkstore storage …`: an origin's localStorage, shared with the library.
-@Suite(.ownThreads) struct StorageTests {
+@Suite(.ownThreads, .bothEngines) struct StorageTests {
     static let origin = "https://app.example.com"
 
     @Test func setGetListRemove() throws {
@@ -60,7 +60,7 @@ import WebsiteDataTestSupport
     @Test func theLibraryAndTheToolSeeEachOthersWrites() throws {
         let sandbox = try Sandbox()
         try sandbox.succeed(["storage", "set", "--origin", Self.origin, "from-tool", "1"])
-        let store = try WebsiteDataStore(directory: sandbox.store)
+        let store = try sandbox.openStore()
         let origin = try #require(SecurityOrigin(string: Self.origin))
         #expect(try store.localStorage.getItem("from-tool", origin: origin) == "1")
         try store.localStorage.setItem("from-library", "2", origin: origin)

@@ -4,8 +4,8 @@ import WebsiteData
 import WebsiteDataTestSupport
 
 /// Which store the tool opens, what it does with a damaged one, `stores` and `config`.
-@Suite(.ownThreads) struct StoreTests {
-    @Test func aCorruptStoreExits1WithOneLineAndIsLeftUnchanged() throws {
+@Suite(.ownThreads, .bothEngines) struct StoreTests {
+    @Test(.sqliteOnly) func aCorruptStoreExits1WithOneLineAndIsLeftUnchanged() throws {
         let sandbox = try Sandbox()
         try FileManager.default.createDirectory(at: sandbox.store, withIntermediateDirectories: true)
         let file = sandbox.store.appendingPathComponent("store.sqlite")
@@ -38,11 +38,11 @@ import WebsiteDataTestSupport
             #expect(try sandbox.runInStore(command).status == 0)
         }
         #expect(try sandbox.run(["records"]).status == 0)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.store.path).isEmpty)
+        #expect(try !sandbox.storeWasMade())
         #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.dataHome.path).isEmpty)
     }
 
-    @Test func aStorePathThatIsMistypedAFileOrUnreadableIsSaidAndExitsOne() throws {
+    @Test(.sqliteOnly) func aStorePathThatIsMistypedAFileOrUnreadableIsSaidAndExitsOne() throws {
         let sandbox = try Sandbox()
         let missing = sandbox.root.appendingPathComponent("no-such-store").path
         let file = sandbox.root.appendingPathComponent("a-file")
@@ -70,7 +70,7 @@ import WebsiteDataTestSupport
         #expect(try sandbox.run(["--store", missing, "records"]).stdout.contains("example.com"))
     }
 
-    @Test func theDefaultStoreLivesUnderXDGDataHomeAndWKSTOREDIRReplacesIt() throws {
+    @Test(.sqliteOnly) func theDefaultStoreLivesUnderXDGDataHomeAndWKSTOREDIRReplacesIt() throws {
         let sandbox = try Sandbox()
         #expect(try sandbox.run(["cookies", "set", "--url", "https://example.com/", "d=1"]).status == 0)
         let defaultFile = sandbox.dataHome.appendingPathComponent("wkstore/default/store.sqlite")
@@ -90,7 +90,7 @@ import WebsiteDataTestSupport
             ).stdout.isEmpty)
     }
 
-    @Test func storesListAndRemove() throws {
+    @Test(.sqliteOnly) func storesListAndRemove() throws {
         let sandbox = try Sandbox()
         #expect(try sandbox.run(["stores", "list"]).stdout.isEmpty)
         #expect(try sandbox.run(["stores", "list", "--json"]).json() as? [String] == [])
@@ -155,7 +155,7 @@ import WebsiteDataTestSupport
                 == "allow-all")
 
         // The library sees it, and so does the cookie engine.
-        let store = try WebsiteDataStore(directory: sandbox.store)
+        let store = try sandbox.openStore()
         #expect(try store.settings()[StoreSetting.cookiesMaxTotal] == "1000000")
         try sandbox.succeed(["config", "set", "cookies.policy", "disallow"])
         let refused = try sandbox.runInStore(["cookies", "set", "--url", "https://example.com/", "a=1"])
@@ -189,10 +189,10 @@ import WebsiteDataTestSupport
             #expect(bad.isOneLineMessage)
             #expect(bad.stderr.contains(key))
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: sandbox.store.path).isEmpty)
+        #expect(try !sandbox.storeWasMade())
     }
 
-    @Test func demoRunsOnAThrowawayStoreAndDeletesIt() throws {
+    @Test(.sqliteOnly) func demoRunsOnAThrowawayStoreAndDeletesIt() throws {
         let sandbox = try Sandbox()
         let result = try sandbox.run(["demo"])
         #expect(result.status == 0, "\(result.stderr)")
@@ -221,8 +221,8 @@ enum WebsiteDataStoreIdentifiers {
     }
 }
 
-@Suite(.ownThreads) struct MaintenanceCommandTests {
-    @Test func backupCopiesTheStoreIntoANewDirectoryAndRefusesToOverwrite() throws {
+@Suite(.ownThreads, .bothEngines) struct MaintenanceCommandTests {
+    @Test(.sqliteOnly) func backupCopiesTheStoreIntoANewDirectoryAndRefusesToOverwrite() throws {
         let sandbox = try Sandbox()
         try sandbox.succeed(["cookies", "set", "--url", "https://www.example.com/", "sid=1", "theme=dark"])
         try sandbox.succeed(["storage", "set", "--origin", "https://app.example.org", "k", "v"])
@@ -258,7 +258,7 @@ enum WebsiteDataStoreIdentifiers {
         #expect(try sandbox.runInStore(["backup"]).status == 2)
     }
 
-    @Test func vacuumGivesBackTheSpaceOfAClearAndKeepsTheRest() throws {
+    @Test(.sqliteOnly) func vacuumGivesBackTheSpaceOfAClearAndKeepsTheRest() throws {
         let sandbox = try Sandbox()
         let lines = (0..<3000).map { "c\($0)=\(String(repeating: "v", count: 200)); Max-Age=86400" }
         for chunk in stride(from: 0, to: lines.count, by: 150) {

@@ -4,7 +4,7 @@ import WebsiteData
 import WebsiteDataTestSupport
 
 /// `wkstore watch`: another process's changes, printed as they are committed.
-@Suite(.ownThreads) struct WatchTests {
+@Suite(.ownThreads, .bothEngines) struct WatchTests {
     /// Starts `wkstore --store <sandbox store> watch arguments…` with its output in a file.
     func startWatch(_ sandbox: Sandbox, _ arguments: [String]) throws -> (Subprocess, URL) {
         let output = sandbox.root.appendingPathComponent("watch-\(UUID().uuidString).out")
@@ -13,7 +13,7 @@ import WebsiteDataTestSupport
         defer { try? handle.close() }
         let process = Subprocess()
         process.executableURL = WKStoreExecutable.url
-        process.arguments = ["--store", sandbox.store.path, "watch"] + arguments
+        process.arguments = try sandbox.storeArguments() + ["watch"] + arguments
         process.environment = sandbox.environment
         process.standardOutput = handle
         process.standardError = FileHandle.standardError
@@ -58,7 +58,7 @@ import WebsiteDataTestSupport
                 && words[2...].joined(separator: " ") == "cookies example.org write b example.org /\n")
     }
 
-    @Test func badOptionsAndMissingStoresAreOneLineErrors() throws {
+    @Test(.sqliteOnly) func badOptionsAndMissingStoresAreOneLineErrors() throws {
         let sandbox = try Sandbox()
         let negative = try sandbox.runInStore(["watch", "--since", "-3"])
         #expect(negative.status == 2 && negative.isOneLineMessage)

@@ -205,11 +205,24 @@ final class HTTPDiskCache: Sendable {
     /// A new name in this process's private temporary folder (`wkstore-cache-PID`, 0700), for
     /// bodies of a store that has no cache folder to write (non-persistent or read-only).
     static func privateTemporaryName() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-cache-\(getpid())")
+        let folder = privateTemporaryFolder
         try FileManager.default.createDirectory(
             at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        _ = removePrivateTemporaryFolderAtExit
         return folder.appendingPathComponent(UUID().uuidString.lowercased())
     }
+
+    /// This process's private temporary folder.
+    static var privateTemporaryFolder: URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("wkstore-cache-\(getpid())")
+    }
+
+    /// Removes the private temporary folder at exit when it is empty: each process makes a folder
+    /// of its own, and one left behind by every process would fill the temporary directory. A
+    /// file still in it is a caller's, so a folder that holds one stays.
+    private static let removePrivateTemporaryFolderAtExit: Void = {
+        atexit { _ = rmdir(HTTPDiskCache.privateTemporaryFolder.path) }
+    }()
 
     /// Whether the cache may write bodies to its folder (a store directory opened writable).
     var writesFiles: Bool { folder != nil && !database.isReadOnly }

@@ -16,11 +16,18 @@ extension WebsiteDataStore {
     /// A read-only store can be backed up: the copy is read from it without writing it.
     ///
     /// - Parameter destination: the directory of the copy; it becomes a store of its own.
-    /// - Throws: `StoreError` when this store is not persistent, the destination holds a store
-    ///   already, or the copy fails (a partial copy is removed).
+    /// - Throws: `StoreError` when this store is not persistent or is a PostgreSQL store, the
+    ///   destination holds a store already, or the copy fails (a partial copy is removed).
     public func backup(to destination: URL) throws {
         guard isPersistent else {
             throw StoreError.invalidArgument("a non-persistent store has nothing on disk to back up")
+        }
+        // Only a SQLite store has a database file to copy; a PostgreSQL store would otherwise
+        // be "backed up" as an empty copy.
+        guard directory != nil else {
+            throw StoreError.invalidArgument(
+                "a PostgreSQL store has no files to back up: copy it into a directory with copyStore(from:to:) (wkstore copy), or use pg_dump"
+            )
         }
         let target = destination.appendingPathComponent(StoreDatabase.fileName)
         if FileManager.default.fileExists(atPath: target.path) {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import WebsiteData
 import WebsiteDataTestSupport
 
 /// What one run of the `wkstore` executable did.
@@ -72,6 +73,10 @@ enum WKStoreExecutable {
 
 /// A temporary directory of a test's own, deleted when the test ends, with a store directory,
 /// a home and an XDG data directory in it: no test ever touches the user's real stores.
+///
+/// The store of a directory is on the engine of the test that uses it (`TestEngine.current`): the
+/// directory itself on SQLite, or on PostgreSQL a schema of the test database standing for it.
+/// `storeArguments(_:)` names it to the tool, `openStore(_:)` opens it in the test process.
 final class Sandbox {
     /// The temporary directory.
     let root: URL
@@ -147,11 +152,37 @@ final class Sandbox {
             stderr: String(decoding: try Data(contentsOf: err), as: UTF8.self))
     }
 
+    /// The global options naming the store of `directory` (the sandbox store by default) on this
+    /// test's engine: `--store DIR`, or `--store URI --identifier UUID`.
+    func storeArguments(_ directory: URL? = nil) throws -> [String] {
+        try TestEngine.storeArguments(for: directory ?? store)
+    }
+
+    /// Opens, in the test process, the store of `directory` (the sandbox store by default) that
+    /// `storeArguments(_:)` names, creating it when it does not exist.
+    func openStore(_ directory: URL? = nil) throws -> WebsiteDataStore {
+        try TestEngine.openStore(for: directory ?? store)
+    }
+
+    /// Whether anything of a store was made for `directory` (the sandbox store by default): a file
+    /// in the directory on SQLite, the store's schema on PostgreSQL.
+    func storeWasMade(_ directory: URL? = nil) throws -> Bool {
+        let directory = directory ?? store
+        switch TestEngine.current {
+        case .sqlite:
+            return !(try FileManager.default.contentsOfDirectory(atPath: directory.path).isEmpty)
+        case .postgreSQL:
+            let location = try TestEngine.postgreSQLStore(for: directory)
+            let url = try #require(URL(string: PostgreSQLTestServer.uri(location.connectionString)))
+            return try WebsiteDataStore.allDataStoreIdentifiers(in: url).contains(location.identifier)
+        }
+    }
+
     /// Runs `wkstore --store <sandbox store> arguments…`.
     func runInStore(_ arguments: [String], environment extra: [String: String] = [:], stdin: Data? = nil) throws
         -> RunResult
     {
-        try run(["--store", store.path] + arguments, environment: extra, stdin: stdin)
+        try run(try storeArguments() + arguments, environment: extra, stdin: stdin)
     }
 
     /// Runs a command in the sandbox store that must succeed, and returns what it did.

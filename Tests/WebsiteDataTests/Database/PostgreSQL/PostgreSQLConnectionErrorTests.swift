@@ -7,21 +7,15 @@ import WebsiteDataTestSupport
 /// What a connection that cannot be made reports: a reason a program can act on, and a message
 /// that never holds the password it was given.
 @Suite(.ownThreads) struct PostgreSQLConnectionErrorTests {
-    static let password = "Corr3ct-H0rse'battery\\staple"
+    static let password = PostgreSQLTestCluster.rolePassword
 
     /// The private cluster asks `passwordRole` for its password over TCP; a server named by
     /// `WKSTORE_TEST_POSTGRES` may not, so this test needs the private one.
     @Test(.enabled(if: PostgreSQLTestServer.startsItsOwnCluster))
     func aWrongPasswordIsAnAuthenticationFailureWithoutThePassword() throws {
         let cluster = try #require(try PostgreSQLTestServer.privateCluster())
-        let admin = try PostgreSQLConnection(cluster.socketConnectionString())
+        try cluster.makePasswordRole()
         let role = PostgreSQLTestCluster.passwordRole
-        let exists = try admin.execute("SELECT count(*) FROM pg_roles WHERE rolname = $1", [.text(role)]).scalar?.int64
-        if exists == 0 {
-            // CREATE ROLE takes no parameters: the password is a literal, quoted by the server's rules.
-            let literal = "'" + Self.password.replacingOccurrences(of: "'", with: "''") + "'"
-            try admin.execute("CREATE ROLE \(role) LOGIN PASSWORD \(literal)")
-        }
         let right = try PostgreSQLConnection(cluster.tcpConnectionString(user: role, password: Self.password))
         #expect(try right.execute("SELECT current_user").scalar?.text == role)
 
