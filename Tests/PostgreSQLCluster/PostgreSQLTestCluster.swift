@@ -235,6 +235,9 @@ public struct PostgreSQLTestClusterError: Error, CustomStringConvertible {
     public let message: String
     /// The message.
     public var description: String { message }
+
+    /// An error saying `message`.
+    public init(message: String) { self.message = message }
 }
 
 /// The folders of the clusters this process started, for the exit handler.
