@@ -248,8 +248,8 @@ enum FleetBench {
         /// Connects, sends `rows` to a fresh store's cookies table by one `COPY` in one
         /// transaction, and commits; the nanoseconds from connect to commit.
         func copyFloor(_ rows: [[SQLiteFloor.Value]]) throws -> Double {
-            let (store, identifier) = try freshStore()
-            withExtendedLifetime(store) {}
+            // The store object only makes the schema; closed at once.
+            let (_, identifier) = try freshStore()
             let schema = PostgreSQLStoreLocation.schema(for: identifier)
             let values = rows.map { row in
                 row.map { value -> PostgreSQLValue in

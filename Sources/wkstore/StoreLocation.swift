@@ -85,17 +85,18 @@ enum StoreLocation: Sendable {
     ///   cannot be opened, or no store has the identifier.
     func open(for access: Access, readOnly: Bool = false) throws -> WebsiteDataStore {
         if case .postgreSQL(let url, let identifier) = self {
-            if access == .write && !readOnly { return try WebsiteDataStore(url: url, identifier: identifier) }
-            let store: WebsiteDataStore
-            do {
-                store = try WebsiteDataStore(url: url, identifier: identifier, configuration: .init(readOnly: true))
-            } catch let error as PostgreSQLError where error.reason == .schemaMissing && access != .write {
-                // A store not made yet reads as an empty one and has nothing to remove, as a
-                // directory without a store: neither reading nor removing creates its schema.
+            // As for a directory: a store not made yet reads as an empty one and has nothing to
+            // remove, and neither reading nor removing creates its schema.
+            if access != .write, try !WebsiteDataStore.postgreSQLStoreExists(in: url, identifier: identifier) {
                 return WebsiteDataStore.nonPersistent()
             }
-            guard access == .remove && !readOnly else { return store }
-            return try WebsiteDataStore(url: url, identifier: identifier)
+            guard access == .read || readOnly else { return try WebsiteDataStore(url: url, identifier: identifier) }
+            do {
+                return try WebsiteDataStore(url: url, identifier: identifier, configuration: .init(readOnly: true))
+            } catch let error as PostgreSQLError where error.reason == .schemaMissing && !readOnly {
+                // A store of an older schema: a writable open upgrades it, as for a directory.
+                return try WebsiteDataStore(url: url, identifier: identifier)
+            }
         }
         let directory = try directory()
         if case .directory = self { try Self.checkNamedDirectory(directory, for: access) }

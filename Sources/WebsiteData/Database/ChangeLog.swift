@@ -9,22 +9,13 @@ extension StoreDatabase {
         guard !changes.isEmpty else { return nil }
         if db.engine == .postgreSQL { return try appendToLogInRows(changes, db) }
         let statement = try db.statement(
-            """
-            INSERT INTO change_log (type, site, cause, time, since, op, \(CookiePersistence.columns))
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """ + db.engine.returning("seq"))
+            "INSERT INTO change_log (\(logColumns)) VALUES \(logRow)" + db.engine.returning("seq"))
         let time = Date().timeIntervalSince1970
         var range: ClosedRange<Int64>?
         for entry in changes {
             try statement.reset()
-            try statement.bind(.integer(entry.subject.code), at: 1)
-            try statement.bind(.text(entry.site), at: 2)
-            try statement.bind(.integer(entry.cause.rawValue), at: 3)
-            try statement.bind(.real(time), at: 4)
-            if let since = entry.since { try statement.bind(.real(since), at: 5) }
-            if let logged = entry.cookie {
-                try statement.bind(.integer(logged.op.rawValue), at: 6)
-                try CookiePersistence.bind(logged.cookie, to: statement, from: 7)
+            for (offset, value) in logValues(entry, time: time).enumerated() {
+                try statement.bind(value, at: Int32(offset + 1))
             }
             guard let seq = try statement.runInsert() else {
                 throw StoreError.notAStore(detail: "the change log gave no position to an appended entry")
@@ -32,6 +23,27 @@ extension StoreDatabase {
             range = (range?.lowerBound ?? seq)...seq
         }
         return range
+    }
+
+    /// The columns an appended change-log row fills, in the order of `logValues`.
+    private static let logColumns = "type, site, cause, time, since, op, \(CookiePersistence.columns)"
+    /// The parameters of one appended row.
+    private static let logRow = "(" + Array(repeating: "?", count: 19).joined(separator: ", ") + ")"
+
+    /// The values of `entry`'s row for `logColumns`: NULL for the cookie's columns of an entry
+    /// without a cookie.
+    private static func logValues(_ entry: ChangeLogEntry, time: Double) -> [DatabaseValue] {
+        var values: [DatabaseValue] = [
+            .integer(entry.subject.code), .text(entry.site), .integer(entry.cause.rawValue), .real(time),
+            entry.since.map { .real($0) } ?? .null,
+        ]
+        if let logged = entry.cookie {
+            values.append(.integer(logged.op.rawValue))
+            values += CookiePersistence.values(logged.cookie)
+        } else {
+            values += Array(repeating: .null, count: 14)
+        }
+        return values
     }
 
     /// The rows of a change-log append sent together on PostgreSQL.
@@ -45,7 +57,6 @@ extension StoreDatabase {
         -> ClosedRange<Int64>?
     {
         let time = Date().timeIntervalSince1970
-        let row = "(" + Array(repeating: "?", count: 19).joined(separator: ", ") + ")"
         var range: ClosedRange<Int64>?
         var start = changes.startIndex
         while start < changes.endIndex {
@@ -53,21 +64,10 @@ extension StoreDatabase {
             start = chunk.endIndex
             var values: [DatabaseValue] = []
             values.reserveCapacity(chunk.count * 19)
-            for entry in chunk {
-                values += [
-                    .integer(entry.subject.code), .text(entry.site), .integer(entry.cause.rawValue), .real(time),
-                    entry.since.map { .real($0) } ?? .null,
-                ]
-                if let logged = entry.cookie {
-                    values.append(.integer(logged.op.rawValue))
-                    values += CookiePersistence.values(logged.cookie)
-                } else {
-                    values += Array(repeating: .null, count: 14)
-                }
-            }
-            let rows = Array(repeating: row, count: chunk.count).joined(separator: ", ")
+            for entry in chunk { values += logValues(entry, time: time) }
+            let rows = Array(repeating: logRow, count: chunk.count).joined(separator: ", ")
             let seqs = try db.rows(
-                "INSERT INTO change_log (type, site, cause, time, since, op, \(CookiePersistence.columns)) VALUES \(rows) RETURNING seq",
+                "INSERT INTO change_log (\(logColumns)) VALUES \(rows) RETURNING seq",
                 values
             ) { $0.int(0) }
             guard seqs.count == chunk.count, let low = seqs.min(), let high = seqs.max() else {

@@ -35,6 +35,21 @@ extension WebsiteDataStore {
         try connection.execute("DROP SCHEMA \(schema) CASCADE")
     }
 
+    /// Whether the store of `identifier` (the default store for `nil`) may have been made in
+    /// the PostgreSQL database a URI names: its schema holds tables (wkstore's, of any schema
+    /// version, or another program's, which opening it refuses). An empty schema made for a
+    /// store by its administrator is not a store yet.
+    ///
+    /// - Throws: as `allDataStoreIdentifiers(in:)`.
+    package static func postgreSQLStoreExists(in url: URL, identifier: UUID?) throws -> Bool {
+        let tables = """
+            SELECT count(*) FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = $1 AND c.relkind = 'r'
+            """
+        let schema = PostgreSQLStoreLocation.schema(for: identifier)
+        return try postgreSQLConnection(url).execute(tables, [.text(schema)]).scalar?.int64 ?? 0 > 0
+    }
+
     private static func postgreSQLConnection(_ url: URL) throws -> PostgreSQLConnection {
         guard PostgreSQLStoreLocation.isPostgreSQLURI(url.absoluteString) else {
             throw StoreError.invalidArgument("\(url.scheme ?? "this URL") is not a postgresql:// or postgres:// URI")

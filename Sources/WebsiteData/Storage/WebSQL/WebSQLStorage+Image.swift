@@ -109,12 +109,6 @@ extension WebSQLStorage {
         connection.imageStamp.withLock { $0 = loaded }
     }
 
-    /// Marks a connection's database as removed and gives the error its handles throw.
-    private func removedError(_ entry: CatalogEntry, _ connection: WebSQLConnection) -> WebSQLError {
-        forget(entry, connection)
-        return WebSQLError(.database, "the database '\(entry.name)' of \(entry.origin) was removed")
-    }
-
     /// Runs a transaction of a database kept as an image (see the extension's rules).
     ///
     /// - Parameters:

@@ -169,8 +169,13 @@ public final class WebSQLStorage: Sendable {
     /// Throws when the database was removed (here or by another process) since it was opened.
     func checkPresent(_ entry: CatalogEntry, _ connection: WebSQLConnection) throws {
         if !connection.removed.load(ordering: .acquiring), try catalogEntry(entry) != nil { return }
+        throw removedError(entry, connection)
+    }
+
+    /// Marks a connection's database as removed and gives the error its handles throw.
+    func removedError(_ entry: CatalogEntry, _ connection: WebSQLConnection) -> WebSQLError {
         forget(entry, connection)
-        throw WebSQLError(.database, "the database '\(entry.name)' of \(entry.origin) was removed")
+        return WebSQLError(.database, "the database '\(entry.name)' of \(entry.origin) was removed")
     }
 
     /// Marks a connection as one of a removed database, so its handles stop using it.
