@@ -15,7 +15,9 @@ import WebsiteDataHTTP
 /// there, 5,000 headers in a row after 48 MB have been read (as after a round of requests), 40
 /// times, beside a chain of dependent reads of random lines of 256 MB: on this shared machine the
 /// time of a read from memory changes from run to run by half, and the headers' time in reads
-/// compares builds where their times in nanoseconds do not.
+/// compares builds where their times in nanoseconds do not. `ingest-postgresql` repeats the
+/// fleet section's 8-thread ingest into fresh PostgreSQL stores (`WKSTORE_BENCH_POSTGRES`, or a
+/// private cluster).
 enum ProfileLoop {
     /// `HTTPBench.lookupsAsHTTPClientAsks` after the first round, in a function of its own:
     /// `valgrind --toggle-collect='*ProfileLoop*steadyLookups*'` counts only these.
@@ -35,11 +37,11 @@ enum ProfileLoop {
         guard let what = arguments.first,
             [
                 "lookup", "lookup-http", "lookup-memory", "ingest", "ingest1", "ingest-memory", "http", "http-empty",
-                "http-given", "cold", "cold-batch",
+                "http-given", "cold", "cold-batch", "ingest-postgresql",
             ].contains(what)
         else {
             throw BenchError(
-                "usage: __profile lookup|lookup-http|lookup-memory|ingest|ingest1|ingest-memory|http|http-empty|http-given|cold|cold-batch [SECONDS] [--quick]"
+                "usage: __profile lookup|lookup-http|lookup-memory|ingest|ingest1|ingest-memory|ingest-postgresql|http|http-empty|http-given|cold|cold-batch [SECONDS] [--quick]"
             )
         }
         let seconds = arguments.dropFirst().first.flatMap { Double($0) } ?? 10
@@ -157,6 +159,23 @@ enum ProfileLoop {
                 rounds += 1
             }
             print("\(rounds) rounds of \(data.lookups.count) lookups")
+        case "ingest-postgresql":
+            let server = try FleetBench.Server()
+            defer { server.stop() }
+            let deadline = now() + UInt64(seconds * 1e9)
+            while now() < deadline {
+                let (store, _) = try server.freshStore()
+                let start = now()
+                try Loader.ingest(data.responses, into: store, threads: config.threads).check(
+                    expected: config.big.cookies)
+                let elapsed = Double(now() - start)
+                FileHandle.standardError.write(
+                    Data(
+                        "round \(rounds + 1): \(Format.seconds(elapsed)), \(Format.rate(Double(data.headerCount) / (elapsed / 1e9)))\n"
+                            .utf8))
+                rounds += 1
+            }
+            print("\(rounds) rounds of ingesting \(data.headerCount) headers into PostgreSQL")
         default:
             let deadline = now() + UInt64(seconds * 1e9)
             let threads = what == "ingest" ? config.threads : 1

@@ -203,12 +203,15 @@ enum CookiePersistence {
         let rowColumns = ["site"] + columns.components(separatedBy: ", ")
         // PostgreSQL's ON CONFLICT takes each key once per statement: there, the last change of
         // each cookie is always picked out first.
-        if try db.engine == .postgreSQL || any(.delete) {
+        let deletes = try any(.delete)
+        if db.engine == .postgreSQL || deletes {
             // The last set or delete of each cookie decides.
             let last = "SELECT max(seq) FROM change_log WHERE seq > ?1 AND seq <= ?2 AND op IN (1, 2) GROUP BY \(key)"
-            try db.execute(
-                "DELETE FROM cookies WHERE (\(key)) IN (SELECT \(key) FROM change_log WHERE seq IN (\(last)) AND op = 2)",
-                range)
+            if deletes {
+                try db.execute(
+                    "DELETE FROM cookies WHERE (\(key)) IN (SELECT \(key) FROM change_log WHERE seq IN (\(last)) AND op = 2)",
+                    range)
+            }
             try db.execute(
                 db.engine.insertReplacing(
                     into: "cookies", columns: rowColumns, key: keyColumns,

@@ -66,7 +66,7 @@ extension StoreDatabase {
             values.reserveCapacity(chunk.count * 19)
             for entry in chunk { values += logValues(entry, time: time) }
             let rows = Array(repeating: logRow, count: chunk.count).joined(separator: ", ")
-            let seqs = try db.rows(
+            let seqs = try db.repeatedRows(
                 "INSERT INTO change_log (\(logColumns)) VALUES \(rows) RETURNING seq",
                 values
             ) { $0.int(0) }

@@ -33,6 +33,9 @@ protocol DatabaseConnection: AnyObject {
     func execute(_ sql: String, _ values: [DatabaseValue]) throws
     /// Reads the rows of one statement.
     func rows<T>(_ sql: String, _ values: [DatabaseValue], _ read: (Row) throws -> T) throws -> [T]
+    /// Reads the rows of one statement the connection runs many times, kept prepared by the
+    /// engine: SQLite caches every statement; PostgreSQL parses and plans it once per session.
+    func repeatedRows<T>(_ sql: String, _ values: [DatabaseValue], _ read: (Row) throws -> T) throws -> [T]
     /// Reads the first column of the first row.
     func scalar(_ sql: String, _ values: [DatabaseValue]) throws -> DatabaseValue?
     /// A prepared statement for `sql`, cached by the connection, for binding many rows in turn.

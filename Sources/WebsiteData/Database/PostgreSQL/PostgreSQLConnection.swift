@@ -26,6 +26,9 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     private var savepointDepth = 0
     /// The channels this connection listens on, listened to again after `reconnect()`.
     private var channels: Set<String> = []
+    /// The statements prepared in this session (`withPreparedResult`), by SQL and parameter
+    /// types, with their names; a session made again by `reconnect()` has none.
+    private var preparedNames: [String: String] = [:]
     /// Whether the server ended the session with a FATAL error (a shutdown, a terminated
     /// backend): libpq still says the connection is open until it next reads from it.
     private var sessionEnded = false
@@ -106,6 +109,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         defer { lock.unlock() }
         savepointDepth = 0
         sessionEnded = false
+        preparedNames.removeAll()
         PQreset(handle)
         guard PQstatus(handle) == CONNECTION_OK else { throw Self.connectError(handle, target: target) }
         for channel in channels.sorted() { try execute("LISTEN \(try quotedIdentifier(channel))") }
@@ -147,8 +151,25 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         return try body(result)
     }
 
-    /// Sends one statement with its parameters and returns libpq's result, not yet checked.
-    private func sendStatement(_ sql: String, _ parameters: [PostgreSQLValue]) throws(PostgreSQLError) -> OpaquePointer?
+    /// Runs one statement as `withResult` does, as a statement prepared in the session: the
+    /// server parses and plans it once, at its first run with parameters of these types, and
+    /// each later run only binds and executes it. For statements a connection runs many times;
+    /// every distinct text stays prepared until the session ends.
+    func withPreparedResult<T>(
+        _ sql: String, _ parameters: [PostgreSQLValue], _ body: (OpaquePointer) throws -> T
+    ) throws -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        guard let result = try sendStatement(sql, parameters, prepared: true) else { throw lastError(sql: sql) }
+        defer { PQclear(result) }
+        try check(result, sql: sql)
+        return try body(result)
+    }
+
+    /// Sends one statement with its parameters and returns libpq's result, not yet checked;
+    /// `prepared`: as a statement prepared in the session, prepared first if it is not yet.
+    private func sendStatement(_ sql: String, _ parameters: [PostgreSQLValue], prepared: Bool = false)
+        throws(PostgreSQLError) -> OpaquePointer?
     {
         var types: [UInt32] = []
         var values: [UnsafePointer<CChar>?] = []
@@ -192,7 +213,21 @@ public final class PostgreSQLConnection: @unchecked Sendable {
                 formats.append(0)
             }
         }
-        return PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 0)
+        guard prepared else {
+            return PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 0)
+        }
+        let key = types.map(String.init).joined(separator: ",") + " " + sql
+        let name: String
+        if let known = preparedNames[key] {
+            name = known
+        } else {
+            name = "wkstore_\(preparedNames.count + 1)"
+            let made = PQprepare(handle, name, sql, Int32(types.count), types)
+            defer { if let made { PQclear(made) } }
+            try check(made, sql: sql)
+            preparedNames[key] = name
+        }
+        return PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 0)
     }
 
     /// Runs several SQL statements separated by semicolons, without parameters, and returns the
@@ -222,16 +257,28 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     /// transaction committed is unknown: write changes so that applying one twice is harmless, or
     /// check after `reconnect()`.
     ///
-    /// - Parameter body: the work; it uses this connection.
+    /// - Parameters:
+    ///   - begin: the statements that begin the outermost transaction, sent in one round trip
+    ///     without parameters: `BEGIN` with its options, then what the transaction does first
+    ///     (`BEGIN; SELECT pg_advisory_xact_lock(…)`). Not used for a savepoint.
+    ///   - body: the work; it uses this connection.
     /// - Returns: what `body` returns.
-    /// - Throws: what `body` throws (after the rollback), or a `PostgreSQLError` of `BEGIN` or `COMMIT`.
+    /// - Throws: what `body` throws (after the rollback), or a `PostgreSQLError` of `begin` or `COMMIT`.
     @discardableResult
-    public func transaction<T>(_ body: () throws -> T) throws -> T {
+    public func transaction<T>(begin: String = "BEGIN", _ body: () throws -> T) throws -> T {
         lock.lock()
         defer { lock.unlock() }
         let outer = PQtransactionStatus(handle) == PQTRANS_IDLE
         let savepoint = "wkstore_savepoint_\(savepointDepth)"
-        try execute(outer ? "BEGIN" : "SAVEPOINT \(savepoint)")
+        if outer {
+            do { try executeScript(begin) } catch {
+                // A later statement of `begin` that failed leaves the transaction open, aborted.
+                if !isBroken && PQtransactionStatus(handle) != PQTRANS_IDLE { _ = try? execute("ROLLBACK") }
+                throw error
+            }
+        } else {
+            try execute("SAVEPOINT \(savepoint)")
+        }
         if !outer { savepointDepth += 1 }
         defer { if !outer { savepointDepth -= 1 } }
         let result: T

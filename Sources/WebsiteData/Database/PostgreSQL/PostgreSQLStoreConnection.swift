@@ -37,16 +37,29 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
     }
 
     func rows<T>(_ sql: String, _ values: [DatabaseValue], _ read: (Row) throws -> T) throws -> [T] {
+        try rows(sql, values, prepared: false, read)
+    }
+
+    func repeatedRows<T>(_ sql: String, _ values: [DatabaseValue], _ read: (Row) throws -> T) throws -> [T] {
+        try rows(sql, values, prepared: true, read)
+    }
+
+    private func rows<T>(_ sql: String, _ values: [DatabaseValue], prepared: Bool, _ read: (Row) throws -> T) throws
+        -> [T]
+    {
         try reconnectIfLost()
         let parameters = values.map(Self.parameter)
+        func readAll(_ result: OpaquePointer) throws -> [T] {
+            let count = PQntuples(result)
+            var rows: [T] = []
+            rows.reserveCapacity(Int(count))
+            for index in 0..<count { rows.append(try read(Row(postgreSQL: result, row: index))) }
+            return rows
+        }
         func run() throws -> [T] {
-            try connection.withResult(postgreSQL(sql), parameters) { result in
-                let count = PQntuples(result)
-                var rows: [T] = []
-                rows.reserveCapacity(Int(count))
-                for index in 0..<count { rows.append(try read(Row(postgreSQL: result, row: index))) }
-                return rows
-            }
+            prepared
+                ? try connection.withPreparedResult(postgreSQL(sql), parameters, readAll)
+                : try connection.withResult(postgreSQL(sql), parameters, readAll)
         }
         // A query outside a transaction that found the connection broken is asked again on a new
         // one: a SELECT changes nothing, so asking twice is harmless.
@@ -80,15 +93,11 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
         transactionDepth += 1
         defer { transactionDepth -= 1 }
         func run() throws -> T {
-            try connection.transaction {
+            // Every write transaction takes the change log's lock first, in the round trip of its
+            // BEGIN: the log's append takes it anyway (`wkstore_change_log_assign`), and taken
+            // before any row lock two writers can never each hold what the other waits for.
+            try connection.transaction(begin: write ? Self.beginWrite : Self.beginRead) {
                 began = true
-                // Every write transaction takes the change log's lock first: the log's append
-                // takes it anyway (`wkstore_change_log_assign`), and taken before any row lock
-                // two writers can never each hold what the other waits for.
-                try connection.execute(
-                    write
-                        ? "SELECT pg_advisory_xact_lock(\(PostgreSQLConnection.lockNamespace), 1)"
-                        : "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
                 return try body()
             }
         }
@@ -103,6 +112,11 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
             return try run()
         }
     }
+
+    /// How a write transaction begins: with the change log's lock.
+    private static let beginWrite = "BEGIN; SELECT pg_advisory_xact_lock(\(PostgreSQLConnection.lockNamespace), 1)"
+    /// How a read transaction begins: one snapshot, read-only.
+    private static let beginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 
     /// Makes the connection again when it is known to be lost and no transaction is open.
     private func reconnectIfLost() throws {

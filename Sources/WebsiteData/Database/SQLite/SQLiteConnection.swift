@@ -93,6 +93,11 @@ final class SQLiteConnection: DatabaseConnection {
         try sqliteStatement(sql).execute(values)
     }
 
+    /// Reads rows of one statement: every statement is cached already.
+    func repeatedRows<T>(_ sql: String, _ values: [DatabaseValue], _ read: (Row) throws -> T) throws -> [T] {
+        try rows(sql, values, read)
+    }
+
     /// Reads rows of one statement.
     func rows<T>(_ sql: String, _ values: [DatabaseValue], _ read: (Row) throws -> T) throws -> [T] {
         try sqliteStatement(sql).rows(values, read)
