@@ -10,11 +10,18 @@ import WebsiteDataTestSupport
 /// `PRAGMA integrity_check` is `ok`, every acknowledged write is there byte for byte, a write in
 /// flight is whole or absent (a transaction's puts all or none), and no body file is orphaned
 /// after the next open. Cookies are covered by `ProcessTests.killedRightAfterACommitLosesNothing`.
+/// On PostgreSQL the same writers are killed and the same rows checked; a killed client's open
+/// transaction is rolled back by the server, and the checks of files are SQLite's alone.
 ///
-/// 20 kills per kind; `WKSTORE_CRASH_KILLS=200` runs more.
-@Suite(.ownThreads) struct CrashSafetyTests {
+/// 20 kills per kind on SQLite, 8 on PostgreSQL (each round there makes and migrates a schema);
+/// `WKSTORE_CRASH_KILLS=200` runs more.
+@Suite(.ownThreads, .bothEngines) struct CrashSafetyTests {
     let dir = TemporaryDirectory()
-    static let kills = Int(ProcessInfo.processInfo.environment["WKSTORE_CRASH_KILLS"] ?? "") ?? 20
+    static var kills: Int {
+        Int(ProcessInfo.processInfo.environment["WKSTORE_CRASH_KILLS"] ?? "")
+            ?? (TestEngine.current == .postgreSQL ? 8 : 20)
+    }
+    static var onSQLite: Bool { TestEngine.current == .sqlite }
 
     /// Kills a writer `kills` times, calling `verify(store, acknowledged, round)` after each kill
     /// (`acknowledged` is the highest `committed N` printed; write N+1 may have been in flight).
@@ -27,9 +34,8 @@ import WebsiteDataTestSupport
             let store = dir.path("\(mode)-\(round)")
             let child = try LineChild(
                 "wkstore-stress",
-                [
-                    mode, "--store", store.path, "--batches", "1000000",
-                    "--per-batch", String(perBatch), "--prefix", "r\(round)_",
+                [mode] + TestEngine.storeArguments(for: store) + [
+                    "--batches", "1000000", "--per-batch", String(perBatch), "--prefix", "r\(round)_",
                 ])
             var acknowledged = -1
             let stopAfter = Int.random(in: 0...maxAcknowledged)
@@ -44,12 +50,16 @@ import WebsiteDataTestSupport
                 if line.hasPrefix("committed "), let n = Int(line.dropFirst("committed ".count)) { acknowledged = n }
             }
             try #require(acknowledged >= stopAfter, "round \(round): the writer stopped early: \(child.standardError)")
-            let check = try StoreFiles.integrityCheck(store.appendingPathComponent(StoreDatabase.fileName))
-            #expect(check == "ok", "round \(round): integrity_check: \(check)")
+            if Self.onSQLite {
+                let check = try StoreFiles.integrityCheck(store.appendingPathComponent(StoreDatabase.fileName))
+                #expect(check == "ok", "round \(round): integrity_check: \(check)")
+            }
             try await verify(store, acknowledged, round)
             total += acknowledged + 1
         }
-        print("crash safety, \(mode): \(Self.kills) kills, \(total) acknowledged writes, none lost, none half-written")
+        print(
+            "crash safety, \(mode), \(TestEngine.current): \(Self.kills) kills, \(total) acknowledged writes, none lost, none half-written"
+        )
     }
 
     // MARK: - Disk cache
@@ -59,17 +69,19 @@ import WebsiteDataTestSupport
         var orphans = 0
         try await killRounds("diskcache", maxAcknowledged: 20) { store, acknowledged, round in
             let folder = store.appendingPathComponent(HTTPDiskCache.folderName)
-            // What the kill left: files no committed row names (a body written before its row, a
-            // caller's temporary file, a read-back copy).
-            let before = Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
-            let db = try SQLiteConnection(location: .file(store.appendingPathComponent(StoreDatabase.fileName)))
-            orphans +=
-                before.subtracting(
-                    try db.rows("SELECT body_file FROM http_cache WHERE body_file IS NOT NULL") { $0.string(0) }
-                ).count
-            // Let the next open treat every file left behind as old enough to be an orphan.
-            StoreFiles.age(filesIn: folder, by: HTTPDiskCache.orphanGracePeriod + 60)
-            let reopened = try WebsiteDataStore(directory: store)
+            if Self.onSQLite {
+                // What the kill left: files no committed row names (a body written before its row,
+                // a caller's temporary file, a read-back copy).
+                let before = Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+                let db = try SQLiteConnection(location: .file(store.appendingPathComponent(StoreDatabase.fileName)))
+                orphans +=
+                    before.subtracting(
+                        try db.rows("SELECT body_file FROM http_cache WHERE body_file IS NOT NULL") { $0.string(0) }
+                    ).count
+                // Let the next open treat every file left behind as old enough to be an orphan.
+                StoreFiles.age(filesIn: folder, by: HTTPDiskCache.orphanGracePeriod + 60)
+            }
+            let reopened = try TestEngine.openStore(for: store)
             let rows = try reopened.database.read { db in
                 try db.rows("SELECT url, headers, body, body_file, body_size FROM http_cache") {
                     (
@@ -78,14 +90,16 @@ import WebsiteDataTestSupport
                     )
                 }
             }
-            // Files on disk are exactly the bodies rows name.
-            let onDisk = Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
-            let named = Set(rows.compactMap(\.3))
-            #expect(
-                onDisk == named,
-                "round \(round): files without rows \(onDisk.subtracting(named)), rows without files \(named.subtracting(onDisk))"
-            )
-            files += named.count
+            if Self.onSQLite {
+                // Files on disk are exactly the bodies rows name.
+                let onDisk = Set((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? [])
+                let named = Set(rows.compactMap(\.3))
+                #expect(
+                    onDisk == named,
+                    "round \(round): files without rows \(onDisk.subtracting(named)), rows without files \(named.subtracting(onDisk))"
+                )
+                files += named.count
+            }
             // Every row is whole: its body is the one its headers name, at its full size.
             var versions: [Int: Int] = [:]
             for (url, headers, inline, file, size) in rows {
@@ -93,7 +107,11 @@ import WebsiteDataTestSupport
                 let version = try #require(headers.first(named: "X-Version").flatMap(Int.init))
                 #expect(url == CrashData.cacheURL(prefix: "r\(round)_", entry: entry).absoluteString)
                 let expected = CrashData.cacheBody(entry: entry, version: version)
-                let body = try inline ?? Data(contentsOf: folder.appendingPathComponent(try #require(file)))
+                // PostgreSQL keeps every body in the database: it is read through the public API.
+                let body =
+                    Self.onSQLite
+                    ? try inline ?? Data(contentsOf: folder.appendingPathComponent(try #require(file)))
+                    : try await Self.cachedBody(reopened, CrashData.cacheURL(prefix: "r\(round)_", entry: entry))
                 #expect(
                     size == expected.count && body == expected,
                     "round \(round): entry \(entry) v\(version) is not whole")
@@ -128,9 +146,20 @@ import WebsiteDataTestSupport
                 if case .file(let copy) = response.body { try FileManager.default.removeItem(at: copy) }
             }
         }
+        guard Self.onSQLite else { return }
         print(
             "crash safety, diskcache: \(files) body files checked against their rows; \(orphans) orphaned files left by kills, all deleted by the next open"
         )
+    }
+
+    /// The body `store`'s disk cache serves for `url` without asking the origin.
+    static func cachedBody(_ store: WebsiteDataStore, _ url: URL) async throws -> Data {
+        let response = try await store.httpCache.send(CacheRequest(url: url), mode: .onlyIfCached) { _ in
+            throw CancellationError()
+        }
+        let body = try response.body.data()
+        if case .file(let copy) = response.body { try FileManager.default.removeItem(at: copy) }
+        return body
     }
 
     // MARK: - IndexedDB
@@ -138,7 +167,7 @@ import WebsiteDataTestSupport
     @Test func indexedDBTransactionsAreAllOrNothingAfterSIGKILL() async throws {
         let perTransaction = 6
         try await killRounds("indexeddb", perBatch: perTransaction) { store, acknowledged, round in
-            let reopened = try WebsiteDataStore(directory: store)
+            let reopened = try TestEngine.openStore(for: store)
             let db = try reopened.indexedDB.open(
                 origin: SecurityOrigin(string: "https://app.example")!, name: "crash-r\(round)_")
             try db.transaction(["items", "meta"]) { tx in
@@ -178,7 +207,7 @@ import WebsiteDataTestSupport
 
     @Test func localStorageItemsSurviveSIGKILL() async throws {
         try await killRounds("localstorage", maxAcknowledged: 60) { store, acknowledged, round in
-            let reopened = try WebsiteDataStore(directory: store)
+            let reopened = try TestEngine.openStore(for: store)
             let origin = SecurityOrigin(string: "https://local.example")!
             let keys = try reopened.localStorage.keys(origin: origin)
             let expected = (0...acknowledged).map { "r\(round)_\($0)" }
@@ -195,12 +224,12 @@ import WebsiteDataTestSupport
         let perTransaction = 6
         try await killRounds("websql", perBatch: perTransaction) { store, acknowledged, round in
             let folder = store.appendingPathComponent("websql")
-            for name in try FileManager.default.contentsOfDirectory(atPath: folder.path) where name.hasSuffix(".sqlite")
-            {
+            for name in try Self.onSQLite ? FileManager.default.contentsOfDirectory(atPath: folder.path) : []
+            where name.hasSuffix(".sqlite") {
                 let check = try StoreFiles.integrityCheck(folder.appendingPathComponent(name))
                 #expect(check == "ok", "round \(round): \(name): \(check)")
             }
-            let reopened = try WebsiteDataStore(directory: store)
+            let reopened = try TestEngine.openStore(for: store)
             let db = try reopened.webSQLDatabases.open(
                 origin: SecurityOrigin(string: "https://sql.example")!, name: "crash-r\(round)_")
             let (counts, last) = try db.readTransaction { tx in
@@ -226,18 +255,21 @@ import WebsiteDataTestSupport
                 present == Set(0...acknowledged) || present == Set(0...(acknowledged + 1)),
                 "round \(round): \(present.sorted())")
             #expect(last == .integer(Int64(present.max() ?? -1)))
-            // Only catalogued databases have files.
-            let files = Set(
-                try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sqlite") })
-            let catalogued = Set(
-                try reopened.database.read { try $0.rows("SELECT file FROM websql_databases") { $0.string(0) } })
-            #expect(files == catalogued, "round \(round): files \(files.sorted()), catalogued \(catalogued.sorted())")
+            if Self.onSQLite {
+                // Only catalogued databases have files.
+                let files = Set(
+                    try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".sqlite") })
+                let catalogued = Set(
+                    try reopened.database.read { try $0.rows("SELECT file FROM websql_databases") { $0.string(0) } })
+                #expect(
+                    files == catalogued, "round \(round): files \(files.sorted()), catalogued \(catalogued.sorted())")
+            }
         }
     }
 
     @Test func applicationCacheGroupsAreReplacedWholeAfterSIGKILL() async throws {
         try await killRounds("appcache", maxAcknowledged: 40) { store, acknowledged, round in
-            let reopened = try WebsiteDataStore(directory: store)
+            let reopened = try TestEngine.openStore(for: store)
             for g in 0..<5 {
                 let base = "https://app\(g).example/r\(round)_"
                 let writes = (0...(acknowledged + 1)).filter { $0 % 5 == g }
