@@ -93,7 +93,7 @@ enum StoreLocation: Sendable {
             guard access == .read || readOnly else { return try WebsiteDataStore(url: url, identifier: identifier) }
             do {
                 return try WebsiteDataStore(url: url, identifier: identifier, configuration: .init(readOnly: true))
-            } catch let error as PostgreSQLError where error.reason == .schemaMissing && !readOnly {
+            } catch StoreError.olderSchema where !readOnly {
                 // A store of an older schema: a writable open upgrades it, as for a directory.
                 return try WebsiteDataStore(url: url, identifier: identifier)
             }

@@ -258,7 +258,7 @@ enum WebsiteDataStoreIdentifiers {
         #expect(try sandbox.runInStore(["backup"]).status == 2)
     }
 
-    @Test(.sqliteOnly) func vacuumGivesBackTheSpaceOfAClearAndKeepsTheRest() throws {
+    @Test func vacuumGivesBackTheSpaceOfAClearAndKeepsTheRest() throws {
         let sandbox = try Sandbox()
         let lines = (0..<3000).map { "c\($0)=\(String(repeating: "v", count: 200)); Max-Age=86400" }
         for chunk in stride(from: 0, to: lines.count, by: 150) {

@@ -60,25 +60,49 @@ extension WebsiteDataStore {
     }
 
     /// Rebuilds the database file to give back the space of large removals, and truncates the
-    /// write-ahead log.
+    /// write-ahead log. On PostgreSQL, rewrites the store's tables (`VACUUM (FULL, ANALYZE)` of
+    /// its schema's tables: other processes' calls on the store wait while it runs; the role
+    /// must own the tables, as the role that made the store does).
     ///
-    /// - Returns: the size of the database files before and after.
+    /// - Returns: the size of the database files before and after (on PostgreSQL, of the
+    ///   store's tables with their indexes and TOAST data); zero for a non-persistent store.
     /// - Throws: `StoreError.readOnly` for a store opened read-only, or the database's error.
     @discardableResult
     public func vacuum() throws -> VacuumResult {
         try database.checkWritable()
-        guard let directory else { return VacuumResult(bytesBefore: 0, bytesAfter: 0) }
-        let before = Self.databaseBytes(directory)
+        guard isPersistent else { return VacuumResult(bytesBefore: 0, bytesAfter: 0) }
         do {
             try database.foldChangeLog()
-            try database.writer.withLock { db in
+            return try database.writer.withLock { db in
+                guard let directory else {
+                    let before = try Self.postgreSQLBytes(db)
+                    let tables = try db.rows(
+                        "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema() ORDER BY tablename",
+                        []
+                    ) { $0.string(0) }
+                    // Table names are the migrations' own: letters, digits and '_'.
+                    if !tables.isEmpty { try db.execute("VACUUM (FULL, ANALYZE) " + tables.joined(separator: ", ")) }
+                    return VacuumResult(bytesBefore: before, bytesAfter: try Self.postgreSQLBytes(db))
+                }
+                let before = Self.databaseBytes(directory)
                 try db.execute("VACUUM")
                 try db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                return VacuumResult(bytesBefore: before, bytesAfter: Self.databaseBytes(directory))
             }
         } catch {
             throw HTTPCookieStore.storeError(error)
         }
-        return VacuumResult(bytesBefore: before, bytesAfter: Self.databaseBytes(directory))
+    }
+
+    /// The bytes the tables of a PostgreSQL store's schema take, with their indexes and TOAST data.
+    private static func postgreSQLBytes(_ db: DatabaseConnection) throws -> Int64 {
+        try db.scalar(
+            """
+            SELECT COALESCE(sum(pg_catalog.pg_total_relation_size(c.oid)), 0)::bigint FROM pg_catalog.pg_class c
+            JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = current_schema() AND c.relkind = 'r'
+            """, []
+        )?.int64 ?? 0
     }
 
     static func databaseBytes(_ directory: URL) -> Int64 {

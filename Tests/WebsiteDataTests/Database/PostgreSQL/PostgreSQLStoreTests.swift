@@ -67,6 +67,46 @@ import WebsiteDataTestSupport
         #expect(try again.httpCookieStore.header("https://www.example.com/") == nil)
     }
 
+    /// A store an older wkstore migrated: a read-only open refuses it unchanged with the error a
+    /// SQLite store of an older schema gets; the CLI's reading commands and a writable open
+    /// upgrade it.
+    @Test func aStoreOfAnOlderSchemaIsRefusedByAReadOnlyOpenAndUpgradedByAWritableOne() async throws {
+        let url = URL(string: uri)!
+        let identifier = UUID()
+        let location = PostgreSQLStoreLocation(connectionString: database.connectionString, identifier: identifier)
+        let older = PostgreSQLMigrator(
+            migrations: Array(embeddedPostgreSQLMigrations.sorted { $0.version < $1.version }.dropLast()))
+        let latest = PostgreSQLMigrator().latestVersion
+        do {
+            let connection = try PostgreSQLConnection(database.connectionString)
+            try connection.execute("CREATE SCHEMA \(location.schema)")
+            try connection.execute("SET search_path = \(location.schema)")
+            try older.migrate(connection)
+        }
+        func versions() throws -> [Int] {
+            let connection = try location.connect()
+            return try PostgreSQLMigrator().appliedVersions(connection)
+        }
+        #expect(try versions() == Array(1..<latest))
+        let error = #expect(throws: StoreError.self) {
+            _ = try WebsiteDataStore(url: url, identifier: identifier, configuration: .init(readOnly: true))
+        }
+        guard case .olderSchema(let path, let found, let supported) = error else {
+            Issue.record("expected .olderSchema, got \(String(describing: error))")
+            return
+        }
+        #expect(found == latest - 1 && supported == latest)
+        #expect(path.contains("schema=\(location.schema)") && !path.contains("password"))
+        #expect(try versions() == Array(1..<latest), "the read-only open changed nothing")
+
+        // The CLI reads it as it reads an older SQLite store: upgraded by its writable open.
+        let listed = try await Command.run(
+            Command.product("wkstore"), ["--store", uri, "--identifier", identifier.uuidString, "cookies", "list"])
+        #expect(listed.status == 0, "\(listed)")
+        #expect(try versions() == Array(1...latest))
+        _ = try WebsiteDataStore(url: url, identifier: identifier, configuration: .init(readOnly: true))
+    }
+
     @Test func anotherSchemeIsRefused() throws {
         let error = #expect(throws: StoreError.self) { try WebsiteDataStore(url: URL(string: "mysql://db/x")!) }
         #expect(error?.description.contains("postgresql://") == true)
