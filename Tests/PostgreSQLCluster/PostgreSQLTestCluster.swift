@@ -104,6 +104,55 @@ public final class PostgreSQLTestCluster: Sendable {
             log: directory.appendingPathComponent("pg_ctl.log"))
     }
 
+    /// Makes the server accept TLS with a certificate for `localhost` signed by a certificate
+    /// authority made here (`openssl`), then restarts it. TCP connections may then use TLS;
+    /// plain ones are still accepted.
+    ///
+    /// - Returns: the authority's certificate, for a client's `sslrootcert`.
+    /// - Throws: `PostgreSQLTestClusterError` when `openssl` or the restart fails.
+    public func enableTLS() throws -> URL {
+        let tls = directory.appendingPathComponent("tls")
+        try FileManager.default.createDirectory(at: tls, withIntermediateDirectories: true)
+        let log = directory.appendingPathComponent("openssl.log")
+        func path(_ name: String) -> String { tls.appendingPathComponent(name).path }
+        let openssl = "/usr/bin/openssl"
+        try Self.run(
+            openssl,
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=wkstore test CA",
+                "-keyout", path("ca.key"), "-out", path("ca.crt"),
+            ], log: log)
+        try Self.run(
+            openssl,
+            [
+                "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost", "-keyout", path("server.key"),
+                "-out", path("server.csr"),
+            ], log: log)
+        try "subjectAltName=DNS:localhost\n".write(toFile: path("san.ext"), atomically: false, encoding: .utf8)
+        try Self.run(
+            openssl,
+            [
+                "x509", "-req", "-in", path("server.csr"), "-CA", path("ca.crt"), "-CAkey", path("ca.key"),
+                "-CAcreateserial", "-days", "2", "-extfile", path("san.ext"), "-out", path("server.crt"),
+            ], log: log)
+        for name in ["server.crt", "server.key"] {
+            let target = data.appendingPathComponent(name).path
+            try? FileManager.default.removeItem(atPath: target)
+            try FileManager.default.copyItem(atPath: path(name), toPath: target)
+            // The server refuses a key others may read.
+            try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: target)
+            if getuid() == 0 { try Self.run("/bin/chown", ["postgres", target], log: nil) }
+        }
+        let conf = data.appendingPathComponent("postgresql.conf")
+        let handle = try FileHandle(forWritingTo: conf)
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data("\nssl = on\n".utf8))
+        try handle.close()
+        try stop(immediate: false)
+        try start()
+        return tls.appendingPathComponent("ca.crt")
+    }
+
     /// A connection string over the Unix socket.
     ///
     /// - Parameter database: the database to connect to.
