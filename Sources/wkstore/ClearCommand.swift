@@ -16,6 +16,9 @@ struct ClearCommand: Command {
 
             SITE is a display name as 'wkstore records' prints it (example.com, not www.example.com).
 
+            With --partition SITE (and --types cookies), only the Partitioned cookies kept for that \
+            top-level site (https://example.com) are removed.
+
             Processes that hold the store open see the removal before their next lookup.
 
             Examples:
@@ -35,6 +38,11 @@ struct ClearCommand: Command {
         name: "site", placeholder: "SITE", help: "only data of this site (display name); may be repeated",
         parse: ClearCommand.parseSite)
     var sites: [String]
+    @Option(
+        name: "partition", placeholder: "SITE",
+        help: "only Partitioned cookies kept for this top-level site (with --types cookies)",
+        parse: CookiesCommands.parsePartition)
+    var partition: String?
     @Flag(name: "dry-run", help: "print what would be removed and remove nothing")
     var dryRun: Bool
     @Flag(name: "must-match", help: "exit 1 when nothing matched (so a script can tell)")
@@ -42,13 +50,17 @@ struct ClearCommand: Command {
 
     func run(_ invocation: Invocation) async throws {
         let sites = try Self.removalSites(self.sites)
+        if partition != nil && types != [.cookies] {
+            throw CLIError.usage("--partition removes Partitioned cookies: give it with --types cookies")
+        }
         let store = try invocation.openStore(for: dryRun ? .read : .remove)
         let inFuture = since.map { $0 > Date() } ?? false
         let removed =
             inFuture
             ? []
             : try store.removeData(
-                ofTypes: types, matching: RemovalFilter(modifiedSince: since, sites: sites), dryRun: dryRun)
+                ofTypes: types, matching: RemovalFilter(modifiedSince: since, sites: sites, partitionKey: partition),
+                dryRun: dryRun)
 
         let output = invocation.output
         if output.json {
@@ -57,6 +69,7 @@ struct ClearCommand: Command {
                     ("types", .array(DataFormat.typeNames(types).map(JSONValue.string))),
                     ("since", since.map(JSONValue.date) ?? .null),
                     ("sites", sites.map { .array($0.sorted().map(JSONValue.string)) } ?? .null),
+                    ("partition", partition.map(JSONValue.string) ?? .null),
                     ("dryRun", .bool(dryRun)),
                     ("sinceIsInFuture", .bool(inFuture)),
                     ("removed", .array(removed.map { DataFormat.json($0, sizes: false) })),

@@ -22,7 +22,8 @@ enum CookiesCommands {
             details: """
                 Without options, lists every cookie in the store, by domain, path and name. With --site, \
                 the cookies of that site (display name, such as example.com). With --url, the cookies a \
-                top-level navigation to URL would send, in Cookie header order (and marks them accessed).
+                top-level navigation to URL would send, in Cookie header order (and marks them accessed). \
+                With --partition SITE, only the Partitioned cookies kept for that top-level site.
 
                 Text output has one cookie a line: domain (a leading dot for a domain cookie), path, \
                 name=value, expiry (or "session"), attributes. --json gives Playwright's cookie fields.
@@ -36,12 +37,18 @@ enum CookiesCommands {
             name: "url", placeholder: "URL", help: "the cookies a top-level navigation to URL sends, in header order",
             parse: { text throws(CLIError) in try parseURL(text, "--url") })
         var url: URL?
+        @Option(
+            name: "partition", placeholder: "SITE",
+            help: "only Partitioned cookies kept for this top-level site (https://example.com)",
+            parse: CookiesCommands.parsePartition)
+        var partition: String?
 
         func run(_ invocation: Invocation) async throws {
             let sites = ClearCommand.readSites(self.sites)
             if sites != nil && url != nil { throw CLIError.usage("give --site or --url, not both") }
+            if partition != nil && url != nil { throw CLIError.usage("give --partition or --url, not both") }
             let store = try invocation.openStore(for: .read)
-            let cookies: [Cookie]
+            var cookies: [Cookie]
             if let url {
                 cookies = try store.httpCookieStore.cookies(for: url, context: .topLevelNavigation)
             } else if let sites {
@@ -49,6 +56,7 @@ enum CookiesCommands {
             } else {
                 cookies = try store.httpCookieStore.allCookies()
             }
+            if let partition { cookies = cookies.filter { $0.partitionKey == partition } }
             let output = invocation.output
             if output.json {
                 output.write(.array(cookies.map(DataFormat.json)))
@@ -181,35 +189,64 @@ enum CookiesCommands {
     struct DeleteCommand: Command {
         static let configuration = CommandConfiguration(
             path: ["cookies", "delete"],
-            summary: "delete cookies by name and domain (and path)",
+            summary: "delete cookies by name, domain, path or partition (each optional)",
             details: """
-                Deletes the cookies named NAME whose domain is DOMAIN (with or without a leading dot: \
-                both host-only and domain cookies match), and whose path is PATH when given. Prints \
-                each cookie deleted, or "no cookie matched".
+                Deletes the cookies that match every option given, as Playwright's clearCookies: \
+                --name NAME, --domain DOMAIN (with or without a leading dot: host-only and domain \
+                cookies match; with --subdomains, the cookies of its subdomains too), --path PATH and \
+                --partition SITE (the top-level site a Partitioned cookie is kept for). At least one \
+                is required: 'wkstore clear --types cookies' deletes every cookie. --name alone \
+                deletes that name everywhere. Prints each cookie deleted, or "no cookie matched"; \
+                --dry-run prints what would be deleted and deletes nothing.
+
+                Examples:
+                  wkstore cookies delete --name session_id
+                  wkstore cookies delete --domain example.com --subdomains --dry-run
                 """)
 
-        @Option(name: "name", placeholder: "NAME", help: "the cookie name (required)", required: "")
-        var name: String
-        @Option(
-            name: "domain", placeholder: "DOMAIN", help: "the cookie domain, such as www.example.com (required)",
-            required: "")
-        var domain: String
-        @Option(name: "path", placeholder: "PATH", help: "only the cookie with this path")
+        @Option(name: "name", placeholder: "NAME", help: "only cookies with this name")
+        var name: String?
+        @Option(name: "domain", placeholder: "DOMAIN", help: "only cookies of this domain, such as www.example.com")
+        var domain: String?
+        @Flag(name: "subdomains", help: "--domain also matches the cookies of its subdomains")
+        var subdomains: Bool
+        @Option(name: "path", placeholder: "PATH", help: "only cookies with this path")
         var path: String?
+        @Option(
+            name: "partition", placeholder: "SITE",
+            help: "only Partitioned cookies kept for this top-level site (https://example.com)",
+            parse: CookiesCommands.parsePartition)
+        var partition: String?
+        @Flag(name: "dry-run", help: "print what would be deleted and delete nothing")
+        var dryRun: Bool
         @Flag(name: "must-match", help: "exit 1 when no cookie matched")
         var mustMatch: Bool
 
         func run(_ invocation: Invocation) async throws {
-            let store = try invocation.openStore(for: .remove)
-            let deleted = try store.httpCookieStore.deleteCookies(named: name, domain: domain, path: path)
+            if name == nil && domain == nil && path == nil && partition == nil {
+                throw CLIError.usage(
+                    "give at least one of --name, --domain, --path and --partition ('wkstore clear --types cookies' deletes every cookie)"
+                )
+            }
+            if subdomains && domain == nil { throw CLIError.usage("--subdomains needs --domain") }
+            let filter = CookieFilter(
+                name: name, domain: domain, includesSubdomains: subdomains, path: path, partitionKey: partition)
+            let store = try invocation.openStore(for: dryRun ? .read : .remove)
+            let deleted = try store.httpCookieStore.deleteCookies(matching: filter, dryRun: dryRun)
             let output = invocation.output
             if output.json {
-                output.write(.object([("deleted", .array(deleted.map(DataFormat.json)))]))
+                output.write(
+                    .object([(dryRun ? "wouldDelete" : "deleted", .array(deleted.map(DataFormat.json)))]))
             } else if deleted.isEmpty {
                 output.line("no cookie matched")
             } else {
+                let verb = dryRun ? "would delete" : "deleted"
                 output.lines(
-                    deleted.map { "deleted \($0.name) (domain \(DataFormat.playwrightDomain($0)), path \($0.path))" })
+                    deleted.map {
+                        var line = "\(verb) \($0.name) (domain \(DataFormat.playwrightDomain($0)), path \($0.path)"
+                        if !$0.partitionKey.isEmpty { line += ", partition \($0.partitionKey)" }
+                        return line + ")"
+                    })
             }
             try CLIError.requireMatch(!deleted.isEmpty, mustMatch, "no cookie matched")
         }
@@ -283,6 +320,17 @@ enum CookiesCommands {
     /// An absolute URL with a scheme and a host (or a `file:` URL).
     ///
     /// - Throws: `CLIError.usage` naming `what` otherwise.
+    /// A `--partition` value: a top-level site as a URL, a schemeful site or a host (read as
+    /// `https`), as the partition key `Cookie.partitionKey` holds.
+    ///
+    /// - Throws: `CLIError.usage` for a value that names no host.
+    static func parsePartition(_ text: String) throws(CLIError) -> String {
+        guard let key = CookieFilter.partitionKey(forTopLevelSite: text) else {
+            throw .usage("'\(text)' is not a site (--partition): give one such as https://example.com")
+        }
+        return key
+    }
+
     static func parseURL(_ text: String, _ what: String) throws(CLIError) -> URL {
         guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
             scheme == "file" || !(url.host(percentEncoded: false) ?? "").isEmpty

@@ -59,6 +59,75 @@ import WebsiteDataTestSupport
                 == "sid=abc123\n")
     }
 
+    @Test func deleteTakesAnyOfNameDomainPathAndPartitionAndADryRun() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(["cookies", "set", "--url", "https://www.example.com/", "sid=1", "theme=dark"])
+        try sandbox.succeed(["cookies", "set", "--url", "https://shop.example.com/", "sid=2"])
+        try sandbox.succeed(["cookies", "set", "--url", "https://other.example.org/", "sid=3", "lang=en"])
+        do {
+            let store = try sandbox.openStore()
+            let embedded = CookieRequestContext(topLevelSite: URL(string: "https://news.example.net/")!)
+            try store.httpCookieStore.setCookies(
+                fromSetCookieHeaders: ["chip=a; Secure; SameSite=None; Partitioned; Path=/"],
+                for: URL(string: "https://widget.example.org/")!, context: embedded)
+        }
+        // A dry run lists what would go and deletes nothing.
+        let dry = try sandbox.succeed(["cookies", "delete", "--name", "sid", "--dry-run"])
+        #expect(
+            Set(dry.stdout.split(separator: "\n")) == [
+                "would delete sid (domain www.example.com, path /)",
+                "would delete sid (domain shop.example.com, path /)",
+                "would delete sid (domain other.example.org, path /)",
+            ])
+        #expect(try sandbox.succeed(["cookies", "header", "https://shop.example.com/"]).stdout == "sid=2\n")
+        // A domain and its subdomains.
+        let wide = try sandbox.succeed([
+            "cookies", "delete", "--name", "sid", "--domain", "example.com", "--subdomains", "--json",
+        ]).object()
+        #expect(
+            (wide["deleted"] as? [[String: Any]])?.compactMap { $0["domain"] as? String }.sorted() == [
+                "shop.example.com", "www.example.com",
+            ])
+        // The name alone, everywhere else.
+        #expect(
+            try sandbox.succeed(["cookies", "delete", "--name", "sid"]).stdout
+                == "deleted sid (domain other.example.org, path /)\n")
+        // Partitioned cookies, listed and deleted by their top-level site.
+        let listed = try sandbox.succeed(["cookies", "list", "--partition", "https://www.news.example.net/", "--json"])
+            .objects()
+        #expect(listed.compactMap { $0["name"] as? String } == ["chip"])
+        #expect(try sandbox.succeed(["cookies", "list", "--partition", "elsewhere.example"]).stdout.isEmpty)
+        #expect(
+            try sandbox.succeed(["cookies", "delete", "--partition", "news.example.net"]).stdout
+                == "deleted chip (domain widget.example.org, path /, partition https://example.net)\n")
+        let left = try sandbox.succeed(["cookies", "list", "--json"]).objects().compactMap { $0["name"] as? String }
+        #expect(left.sorted() == ["lang", "theme"])
+    }
+
+    @Test func clearTakesAPartition() throws {
+        let sandbox = try Sandbox()
+        try sandbox.succeed(["cookies", "set", "--url", "https://widget.example.org/", "plain=1"])
+        do {
+            let store = try sandbox.openStore()
+            for (top, value) in [("https://news.example.net/", "a"), ("https://blog.example.io/", "b")] {
+                try store.httpCookieStore.setCookies(
+                    fromSetCookieHeaders: ["chip=\(value); Secure; SameSite=None; Partitioned; Path=/"],
+                    for: URL(string: "https://widget.example.org/")!,
+                    context: CookieRequestContext(topLevelSite: URL(string: top)!))
+            }
+        }
+        let dry = try sandbox.succeed([
+            "clear", "--types", "cookies", "--partition", "https://example.net", "--dry-run",
+        ])
+        #expect(dry.stdout == "would remove cookies (1 cookie) for example.org\n")
+        let removed = try sandbox.succeed([
+            "clear", "--types", "cookies", "--partition", "https://example.net", "--json",
+        ]).object()
+        #expect(removed["partition"] as? String == "https://example.net")
+        let values = try sandbox.succeed(["cookies", "list", "--json"]).objects().compactMap { $0["value"] as? String }
+        #expect(values.sorted() == ["1", "b"])
+    }
+
     @Test func jsonUsesPlaywrightFieldNames() throws {
         let sandbox = try Sandbox()
         let before = Date()

@@ -298,15 +298,12 @@ public final class HTTPCookieStore: Sendable {
     }
 
     /// Deletes the cookies named `name` whose domain is `domain` (with or without a leading dot), and path `path` if given.
+    /// `deleteCookies(matching:dryRun:)` takes any of name, domain, path and partition.
     ///
     /// - Returns: the cookies deleted.
     @discardableResult
     public func deleteCookies(named name: String, domain: String, path: String? = nil) throws -> [Cookie] {
-        var domain = domain.lowercased()
-        if domain.hasPrefix(".") { domain.removeFirst() }
-        return try remove(cause: .explicit) {
-            $0.name == name && $0.domain == domain && (path == nil || $0.path == path)
-        }
+        try deleteCookies(matching: CookieFilter(name: name, domain: domain, path: path))
     }
 
     /// Ends the store's browsing session: every session cookie (no expiry) is removed, in every

@@ -6,11 +6,17 @@ public struct RemovalFilter: Sendable, Hashable {
     public var modifiedSince: Date?
     /// Remove only data of these display names; `nil` for every site.
     public var sites: Set<String>?
+    /// Remove only the `Partitioned` cookies kept for this top-level site (`https://example.com`,
+    /// as `Cookie.partitionKey` holds it; `CookieFilter.partitionKey(forTopLevelSite:)` makes
+    /// it); `nil` for data of every partition. Only cookies are removed by partition: with a
+    /// partition given, the other types remove nothing.
+    public var partitionKey: String?
 
     /// Creates a filter; with no arguments it matches everything.
-    public init(modifiedSince: Date? = nil, sites: Set<String>? = nil) {
+    public init(modifiedSince: Date? = nil, sites: Set<String>? = nil, partitionKey: String? = nil) {
         self.modifiedSince = modifiedSince
         self.sites = sites
+        self.partitionKey = partitionKey
     }
 
     /// Whether a piece of data of `site`, last modified at `modified`, is taken.
@@ -72,7 +78,10 @@ extension HTTPCookieStore: WebsiteDataComponent {
     }
 
     func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> [String: Int] {
-        let matches: (Cookie) -> Bool = { filter.matches(site: $0.site, modified: $0.modified) }
+        let matches: (Cookie) -> Bool = {
+            filter.matches(site: $0.site, modified: $0.modified)
+                && (filter.partitionKey == nil || $0.partitionKey == filter.partitionKey)
+        }
         let taken =
             dryRun
             ? try allCookies().filter(matches)

@@ -282,7 +282,8 @@ public final class WebsiteDataStore: Sendable {
         // A read-only store lists what would go; it removes nothing, not even from memory.
         if !dryRun { try database.checkWritable() }
         var records: [String: WebsiteDataRecord] = [:]
-        for component in components(ofTypes: types) {
+        // A partition selects partitioned cookies alone: no other type's data is kept by partition.
+        for component in components(ofTypes: types) where filter.partitionKey == nil || component.dataType == .cookies {
             for (site, count) in try component.removeData(matching: filter, dryRun: dryRun) {
                 records[site, default: WebsiteDataRecord(displayName: site, dataTypes: [])].dataTypes.insert(
                     component.dataType)
