@@ -29,7 +29,9 @@ import WebsiteData
 public final class HTTPClient: Sendable {
     /// The store cookies are read from and written to.
     public let store: WebsiteDataStore
-    /// The options every request uses.
+    /// The options every request uses: those given, with the store's network identity
+    /// (`WebsiteDataStore.networkIdentity()`, read when the client is made) where they left the
+    /// proxy, `User-Agent` or `Accept-Language` `nil`.
     public let configuration: HTTPClientConfiguration
 
     private let engine: CurlEngine
@@ -41,9 +43,16 @@ public final class HTTPClient: Sendable {
     ///   - store: the store to keep cookies in.
     ///   - configuration: the options for every request.
     /// - Throws: `CurlError` when libcurl cannot be initialised; `HTTPClientError.invalidRequest`
-    ///   for a `resolve` entry with a CR, LF or NUL.
+    ///   for a `resolve` entry with a CR, LF or NUL; `StoreError` when the store's settings cannot be read.
     public init(store: WebsiteDataStore, configuration: HTTPClientConfiguration = HTTPClientConfiguration()) throws {
         self.store = store
+        var configuration = configuration
+        if configuration.proxy == nil || configuration.userAgent == nil || configuration.acceptLanguage == nil {
+            let identity = try store.networkIdentity()
+            configuration.proxy = configuration.proxy ?? identity.proxy
+            configuration.userAgent = configuration.userAgent ?? identity.userAgent
+            configuration.acceptLanguage = configuration.acceptLanguage ?? identity.acceptLanguage
+        }
         self.configuration = configuration
         resolveList = configuration.resolve.isEmpty ? nil : try CurlStringList(configuration.resolve)
         engine = try CurlEngine()
@@ -106,6 +115,12 @@ public final class HTTPClient: Sendable {
         {
             // What libcurl would send, made explicit so that the cache sees it (`Vary: Accept-Encoding`).
             headers.append(HTTPHeaderField("Accept-Encoding", Self.decodedEncodings))
+        }
+        if let language = configuration.acceptLanguage, !language.isEmpty,
+            headers.first(named: "Accept-Language") == nil
+        {
+            // Added here, not by the transfer, so that the cache sees it (`Vary: Accept-Language`).
+            headers.append(HTTPHeaderField("Accept-Language", language))
         }
         var firstOriginOnly = true
         var chain = CookieRequestChain(topLevelSite: request.topLevelSite, isNavigation: request.isNavigation)

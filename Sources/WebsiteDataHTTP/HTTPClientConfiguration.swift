@@ -18,11 +18,17 @@ public struct HTTPClientConfiguration: Sendable {
     public var caCertificateFile: URL?
     /// Whether to skip verifying the server's certificate and name (curl's `-k`). Off by default.
     public var insecure: Bool
-    /// A proxy URL (`http://host:port`, `socks5h://host:port`, …), or `nil` for curl's default,
-    /// which honours the `http_proxy`, `https_proxy` and `no_proxy` environment variables. `""` disables proxies.
+    /// A proxy URL (`http://host:port`, `socks5h://host:port`, …); `""` disables proxies; `nil`
+    /// for the store's `http.proxy` setting, and when it names none, curl's default, which
+    /// honours the `http_proxy`, `https_proxy` and `no_proxy` environment variables.
     public var proxy: String?
-    /// The `User-Agent` to send, or `nil` to send none (unless a request names one).
+    /// The `User-Agent` to send (unless a request names one); `""` for none; `nil` for the
+    /// store's `http.user-agent` setting, and when it names none, no `User-Agent`.
     public var userAgent: String?
+    /// The `Accept-Language` to send (unless a request names one); `""` for none; `nil` for the
+    /// store's `http.accept-language` setting, and when it names none, no `Accept-Language`.
+    /// The HTTP cache sees it, so a response that varies on it is kept per language.
+    public var acceptLanguage: String?
     /// Whether to ask for compressed bodies (every encoding libcurl decodes) and decode them.
     public var acceptsCompressedResponses: Bool
     /// Fixed name resolutions, as curl's `--resolve`: `HOST:PORT:ADDRESS[,ADDRESS]…`.
@@ -46,6 +52,7 @@ public struct HTTPClientConfiguration: Sendable {
     ///   - insecure: whether to skip certificate verification.
     ///   - proxy: a proxy URL.
     ///   - userAgent: the `User-Agent` to send.
+    ///   - acceptLanguage: the `Accept-Language` to send.
     ///   - acceptsCompressedResponses: whether to ask for and decode compressed bodies.
     ///   - resolve: fixed name resolutions, `HOST:PORT:ADDRESS`.
     ///   - maxRedirects: the most redirects to follow.
@@ -54,7 +61,7 @@ public struct HTTPClientConfiguration: Sendable {
     public init(
         connectTimeout: TimeInterval? = nil, timeout: TimeInterval? = nil,
         httpVersion: HTTPVersionPreference = .http2OverTLS, caCertificateFile: URL? = nil,
-        insecure: Bool = false, proxy: String? = nil, userAgent: String? = nil,
+        insecure: Bool = false, proxy: String? = nil, userAgent: String? = nil, acceptLanguage: String? = nil,
         acceptsCompressedResponses: Bool = false, resolve: [String] = [], maxRedirects: Int = 20,
         honorsClearSiteData: Bool = true, usesCache: Bool = true
     ) {
@@ -65,6 +72,7 @@ public struct HTTPClientConfiguration: Sendable {
         self.insecure = insecure
         self.proxy = proxy
         self.userAgent = userAgent
+        self.acceptLanguage = acceptLanguage
         self.acceptsCompressedResponses = acceptsCompressedResponses
         self.resolve = resolve
         self.maxRedirects = maxRedirects

@@ -105,11 +105,14 @@ struct FetchCommand: Command {
         name: "max-redirects", placeholder: "N",
         help: "follow at most N redirects (default 20; 0 fails on any redirect)")
     var maxRedirects: String?
-    @Option(name: "user-agent", alias: "A", placeholder: "USER-AGENT", help: "send this User-Agent")
+    @Option(
+        name: "user-agent", alias: "A", placeholder: "USER-AGENT",
+        help: "send this User-Agent (default: the store's http.user-agent, else wkstore/VERSION)")
     var userAgent: String?
     @Option(
         name: "proxy", alias: "x", placeholder: "PROXY",
-        help: "use this proxy URL; '' for none (default: http_proxy, https_proxy, no_proxy)")
+        help:
+            "use this proxy URL; '' for none (default: the store's http.proxy, else http_proxy, https_proxy, no_proxy)")
     var proxy: String?
     @Option(
         name: "user", alias: "u", placeholder: "USER:PASSWORD",
@@ -168,7 +171,12 @@ struct FetchCommand: Command {
         let quiet = quiet || silent
         let include = include || head
         let store = try invocation.openStore(for: .write)
-        let client = try HTTPClient(store: store, configuration: plan.configuration)
+        var configuration = plan.configuration
+        // As curl: a User-Agent naming the tool when neither -A nor the store's http.user-agent gives one.
+        if configuration.userAgent == nil, try store.networkIdentity().userAgent == nil {
+            configuration.userAgent = "wkstore/\(CLI.version)"
+        }
+        let client = try HTTPClient(store: store, configuration: configuration)
 
         let progress = FetchProgress(quiet: quiet)
         var request = plan.request
@@ -298,8 +306,8 @@ struct FetchCommand: Command {
             try FetchCommand.applyCacheMode(command.cacheMode, to: &request)
 
             configuration = HTTPClientConfiguration()
-            // As curl: a User-Agent naming the tool unless -A gives one; -A '' sends none.
-            configuration.userAgent = command.userAgent.map { $0.isEmpty ? nil : $0 } ?? "wkstore/\(CLI.version)"
+            // -A and -x win over the store's http.user-agent and http.proxy; -A '' sends none.
+            configuration.userAgent = command.userAgent
             configuration.proxy = command.proxy
             configuration.acceptsCompressedResponses = command.compressed
             configuration.insecure = command.insecure

@@ -104,6 +104,55 @@ import WebsiteDataTestSupport
         #expect(try Echo(plain)["authorization"] == nil)
     }
 
+    /// The store's network identity fills what the client's configuration leaves `nil`; the
+    /// configuration, then a request's own header fields, take precedence.
+    @Test func theStoresNetworkIdentityIsUsedUnlessTheConfigurationOrRequestSaysOtherwise() async throws {
+        let f = try Fixture()
+        try f.store.set(.httpUserAgent, to: "fleet/1")
+        try f.store.set(.httpAcceptLanguage, to: "de-DE,de;q=0.9")
+        #expect(
+            try f.store.networkIdentity() == NetworkIdentity(userAgent: "fleet/1", acceptLanguage: "de-DE,de;q=0.9"))
+        let client = try f.client()
+        #expect(client.configuration.userAgent == "fleet/1")
+        let echo = try Echo(try await client.get(URL(string: "\(f.base)/r")!))
+        #expect(echo["user_agent"] == "fleet/1")
+        #expect(echo["accept_language"] == "de-DE,de;q=0.9")
+        var request = HTTPRequest(url: URL(string: "\(f.base)/r")!)
+        request.headers.append(HTTPHeaderField("Accept-Language", "fr"))
+        request.headers.append(HTTPHeaderField("User-Agent", "own/9"))
+        let own = try Echo(try await client.send(request))
+        #expect(own["accept_language"] == "fr" && own["user_agent"] == "own/9")
+        let configured = try f.client {
+            $0.userAgent = ""
+            $0.acceptLanguage = "ja"
+        }
+        let plain = try Echo(try await configured.get(URL(string: "\(f.base)/r")!))
+        #expect(plain["user_agent"] == nil && plain["accept_language"] == "ja")
+
+        // The proxy: the loopback server, acting as one, receives the absolute URL.
+        try f.store.set(.httpProxy, to: "http://127.0.0.1:\(f.server.port)")
+        let proxied = try HTTPClient(store: f.store)
+        #expect(proxied.configuration.proxy == "http://127.0.0.1:\(f.server.port)")
+        let response = try await proxied.get(URL(string: "http://through.example/r?p=1")!)
+        #expect(try Echo(response)["target"] == "http://through.example/r?p=1")
+        try f.store.set(.httpProxy, to: "direct")
+        #expect(try HTTPClient(store: f.store).configuration.proxy == "")
+        #expect(
+            try HTTPClient(store: f.store, configuration: HTTPClientConfiguration(proxy: "http://p.example:1"))
+                .configuration.proxy == "http://p.example:1")
+
+        // Values no request could carry are refused, and the settings stay as they were.
+        for (setting, value) in [
+            (StoreSetting.httpProxy, "ftp://files.example"), (.httpProxy, "proxy.example:3128"),
+            (.httpUserAgent, "a\r\nX-Injected: 1"), (.httpAcceptLanguage, "en\u{0}"),
+        ] {
+            #expect(throws: StoreError.self, "\(setting) = \(value)") { try f.store.set(setting, to: value) }
+        }
+        #expect(
+            try f.store.networkIdentity()
+                == NetworkIdentity(proxy: "", userAgent: "fleet/1", acceptLanguage: "de-DE,de;q=0.9"))
+    }
+
     @Test func streamsTheFinalBodyToAFile() async throws {
         let f = try Fixture()
         let client = try f.client()

@@ -15,6 +15,40 @@ import WebsiteDataTestSupport
         return version
     }
 
+    /// The store's network identity (`config set http.user-agent`, `http.accept-language`,
+    /// `http.proxy`) is what fetch sends unless its own options say otherwise.
+    @Test func theStoresUserAgentLanguageAndProxyAreUsedUnlessOptionsOverrideThem() throws {
+        let sandbox = try Sandbox()
+        let server = try LoopbackServer(in: sandbox.root)
+        try sandbox.succeed(["config", "set", "http.user-agent", "fleet-crawler/3 (+https://crawler.example)"])
+        try sandbox.succeed(["config", "set", "http.accept-language", "de-DE,de;q=0.9"])
+        try sandbox.succeed(["fetch", server.base() + "/stored", "-s"])
+        let stored = try #require(try server.requests(path: "/stored").first)
+        #expect(stored["user_agent"] as? String == "fleet-crawler/3 (+https://crawler.example)")
+        #expect(stored["accept_language"] as? String == "de-DE,de;q=0.9")
+        try sandbox.succeed(["fetch", server.base() + "/given", "-s", "-A", "agent/2", "-H", "Accept-Language: fr"])
+        let given = try #require(try server.requests(path: "/given").first)
+        #expect(given["user_agent"] as? String == "agent/2")
+        #expect(given["accept_language"] as? String == "fr")
+
+        // Through the proxy the store names: the server, as the proxy, gets the absolute URL.
+        try sandbox.succeed(["config", "set", "http.proxy", "http://127.0.0.1:\(server.port)"])
+        let proxied = try sandbox.succeed(["fetch", "http://proxied.example/r?via=proxy", "--json"]).object()
+        #expect(proxied["status"] as? Int == 200, "\(proxied)")
+        let seen = try #require(try server.requests(path: "/r").last)
+        #expect(seen["target"] as? String == "http://proxied.example/r?via=proxy")
+        #expect(seen["host"] as? String == "proxied.example")
+        // -x '' goes direct whatever the store says, as does the setting `direct`.
+        let direct = try sandbox.run(["fetch", "http://proxied.example/r", "-x", ""])
+        #expect(direct.status != 0 && direct.stderr.contains("proxied.example"), "\(direct)")
+        try sandbox.succeed(["config", "set", "http.proxy", "direct"])
+        #expect(try sandbox.run(["fetch", "http://proxied.example/r"]).status != 0)
+        // A value a request could not carry is refused in one line, and nothing is changed.
+        let refused = try sandbox.run(["config", "set", "http.proxy", "ftp://files.example"])
+        #expect(refused.status != 0 && refused.stderr.contains("expected a proxy URL"), "\(refused)")
+        #expect(try sandbox.succeed(["config", "get", "http.proxy"]).stdout == "direct\n")
+    }
+
     @Test func aUserAgentNamingTheVersionIsSentUnlessAGivesAnother() throws {
         let sandbox = try Sandbox()
         let server = try LoopbackServer(in: sandbox.root)

@@ -51,7 +51,8 @@ public struct StoreSetting: Sendable, Hashable, CustomStringConvertible {
     public static var all: [StoreSetting] {
         [
             cookiesMaxPerSite, cookiesMaxTotal, cookiesPolicy, cacheMaxSize, memoryCacheMaxSize,
-            cacheStoresCookieHeaders, localStorageQuota, changesKeepSeconds, changesKeepEntries,
+            cacheStoresCookieHeaders, localStorageQuota, changesKeepSeconds, changesKeepEntries, httpProxy,
+            httpUserAgent, httpAcceptLanguage,
         ]
     }
 

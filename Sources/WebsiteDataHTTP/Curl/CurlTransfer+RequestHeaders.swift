@@ -28,7 +28,7 @@ extension CurlTransfer {
             let token = Data("\(credentials.user):\(credentials.password)".utf8).base64EncodedString()
             fields.append(HTTPHeaderField("Authorization", "Basic " + token))
         }
-        if let userAgent = configuration.userAgent, given.first(named: "User-Agent") == nil {
+        if let userAgent = configuration.userAgent, !userAgent.isEmpty, given.first(named: "User-Agent") == nil {
             fields.append(HTTPHeaderField("User-Agent", userAgent))
         }
         if given.first(named: "Accept") == nil { fields.append(HTTPHeaderField("Accept", "*/*")) }

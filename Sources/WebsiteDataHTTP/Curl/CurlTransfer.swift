@@ -184,7 +184,7 @@ final class CurlTransfer {
             try set(CURLOPT_USERNAME, credentials.user)
             try set(CURLOPT_PASSWORD, credentials.password)
         }
-        if let userAgent = configuration.userAgent, hop.headers.first(named: "User-Agent") == nil {
+        if let userAgent = configuration.userAgent, !userAgent.isEmpty, hop.headers.first(named: "User-Agent") == nil {
             try set(CURLOPT_USERAGENT, userAgent)
         }
         if configuration.acceptsCompressedResponses { try set(CURLOPT_ACCEPT_ENCODING, "") }
