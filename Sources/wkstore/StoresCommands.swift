@@ -40,11 +40,18 @@ enum StoresCommands {
         static let configuration = CommandConfiguration(
             path: ["stores", "remove"],
             summary: "delete the store with an identifier, and all its data",
-            details: "Deletes the store made for the identifier UUID, with every piece of data in it.")
+            details: """
+                Deletes the store made for the identifier UUID, with every piece of data in it. A store \
+                that a process has open (a crawler, 'wkstore watch'; on PostgreSQL, on any machine) is \
+                refused with exit 1 and nothing is removed; --force removes it anyway (on PostgreSQL, \
+                the processes holding it then fail at their next call, saying the store was removed).
+                """)
 
         // Read in `run`, after the check of --store and --identifier, whose message comes first.
         @Argument(placeholder: "UUID", help: "a store identifier (UUID)")
         var text: String
+        @Flag(name: "force", help: "remove the store even while a process has it open")
+        var force: Bool
 
         func run(_ invocation: Invocation) async throws {
             try refuseStoreOptions(invocation)
@@ -53,9 +60,9 @@ enum StoresCommands {
                     "'\(text)' is not a store identifier: give a UUID as 'wkstore stores list' prints it")
             }
             if let database = try postgreSQLDatabase(invocation) {
-                try WebsiteDataStore.removeDataStore(forIdentifier: identifier, in: database)
+                try WebsiteDataStore.removeDataStore(forIdentifier: identifier, in: database, force: force)
             } else {
-                try WebsiteDataStore.removeDataStore(forIdentifier: identifier)
+                try WebsiteDataStore.removeDataStore(forIdentifier: identifier, force: force)
             }
             let output = invocation.output
             if output.json {

@@ -132,6 +132,68 @@ import WebsiteDataTestSupport
         #expect(try sandbox.run(["--store", sandbox.store.path, "stores", "list"]).status == 2)
     }
 
+    /// `stores remove` refuses a store a process has open (here `wkstore watch`), removes it
+    /// with `--force`, and removes it plainly once the process has ended.
+    @Test func removingAStoreAProcessHoldsIsRefusedUnlessForced() throws {
+        let sandbox = try Sandbox()
+        let identifier = "5D1C2B3A-4E5F-4A6B-8C7D-9E0F1A2B3C4D"
+        // On PostgreSQL, the stores of identifiers in the sandbox's database; else under XDG_DATA_HOME.
+        let database: [String] =
+            TestEngine.current == .postgreSQL ? Array(try sandbox.storeArguments().prefix(2)) : []
+        func setCookie(_ value: Int) throws {
+            let set = try sandbox.run(
+                database + [
+                    "--identifier", identifier, "cookies", "set", "--url", "https://example.com/", "a=\(value)",
+                ])
+            #expect(set.status == 0, "\(set.stderr)")
+        }
+        /// A `wkstore watch` of the store, once it holds it open: it has printed the change
+        /// after position 1, which it can only read from the open store.
+        func holder() throws -> Subprocess {
+            let output = sandbox.root.appendingPathComponent("holder-\(UUID().uuidString).out")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            let handle = try FileHandle(forWritingTo: output)
+            defer { try? handle.close() }
+            let process = Subprocess()
+            process.executableURL = WKStoreExecutable.url
+            process.arguments = database + ["--identifier", identifier, "watch", "--since", "1", "--json"]
+            process.environment = sandbox.environment
+            process.standardOutput = handle
+            process.standardError = FileHandle.standardError
+            try process.run()
+            let deadline = Date().addingTimeInterval(120)
+            while (try Data(contentsOf: output)).isEmpty && process.isRunning && Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            #expect(!(try Data(contentsOf: output)).isEmpty, "the watch printed nothing")
+            return process
+        }
+        for round in 0..<2 {
+            try setCookie(1)
+            try setCookie(2)
+            let watch = try holder()
+            let refused = try sandbox.run(database + ["stores", "remove", identifier])
+            #expect(refused.status == 1, "\(refused)")
+            #expect(refused.isOneLineMessage && refused.stderr.contains("is open in a process"), "\(refused.stderr)")
+            // The database of PostgreSQL tests holds other tests' stores too.
+            #expect(try sandbox.run(database + ["stores", "list"]).lines.contains(identifier.lowercased()))
+            if round == 0 {
+                let forced = try sandbox.run(database + ["stores", "remove", identifier, "--force"])
+                #expect(
+                    forced.status == 0 && forced.stdout == "removed store \(identifier.lowercased())\n", "\(forced)")
+                #expect(!(try sandbox.run(database + ["stores", "list"]).lines.contains(identifier.lowercased())))
+                watch.terminate()
+                watch.waitUntilExit()
+            } else {
+                // Once the holder has ended, nothing holds the store.
+                watch.terminate()
+                watch.waitUntilExit()
+                let removed = try sandbox.run(database + ["stores", "remove", identifier])
+                #expect(removed.status == 0, "\(removed)")
+            }
+        }
+    }
+
     @Test func configSetGetList() throws {
         let sandbox = try Sandbox()
         #expect(try sandbox.succeed(["config", "get", "cookies.max-total"]).stdout == "3000\n")
@@ -273,7 +335,11 @@ enum WebsiteDataStoreIdentifiers {
         let result = try sandbox.succeed(["vacuum", "--json"]).object()
         let before = try #require(result["bytesBefore"] as? Int)
         let after = try #require(result["bytesAfter"] as? Int)
-        #expect(after < before, "vacuum gave back nothing: \(before) -> \(after)")
+        // On PostgreSQL, dead rows stay while another session's snapshot (a test running beside
+        // this one, in the same database) may still see them: only "no larger" holds there.
+        #expect(
+            TestEngine.current == .postgreSQL ? after <= before : after < before,
+            "vacuum gave back nothing: \(before) -> \(after)")
         #expect(try sandbox.succeed(["cookies", "header", "https://keep.example/"]).stdout == "k=1\n")
         let text = try sandbox.succeed(["vacuum"]).stdout
         #expect(text.hasPrefix("vacuumed: ") && text.contains(" before, ") && text.hasSuffix(" after\n"))

@@ -31,6 +31,9 @@ final class StoreDatabase: Sendable {
     let listener: PostgreSQLChangeListener?
     /// The backend process of a PostgreSQL store's writer connection.
     let writerBackend: Locked<Int32>?
+    /// The shared lock a store directory's objects hold while they live, which a removal tests
+    /// (`StoreUseLock`); `nil` in memory, on PostgreSQL, or where the lock file cannot be opened.
+    let useLock: StoreUseLock?
 
     /// The engine that holds the store.
     var engine: DatabaseEngine { postgreSQL == nil ? .sqlite : .postgreSQL }
@@ -89,6 +92,7 @@ final class StoreDatabase: Sendable {
             self.postgreSQL = nil
             self.listener = nil
             self.writerBackend = nil
+            self.useLock = nil
             return
         }
         self.isReadOnly = false
@@ -144,6 +148,7 @@ final class StoreDatabase: Sendable {
         self.reader = LockedConnection(try SQLiteConnection(location: .file(file)))
         // Made only once the store has opened: a refused store gains no file.
         self.changeCounter = ChangeCounter(directory: directory)
+        self.useLock = StoreUseLock.shared(directory, create: true)
     }
 
     /// Opens the database of an existing store directory for reading only: it creates, migrates,
@@ -197,6 +202,7 @@ final class StoreDatabase: Sendable {
             throw StoreError.cannotOpen(path: file.path, detail: error.message)
         }
         self.changeCounter = ChangeCounter(readingDirectory: directory)
+        self.useLock = StoreUseLock.shared(directory, create: false)
     }
 
     /// Opens (creating and migrating when needed) a store in a PostgreSQL database: its schema,
@@ -214,9 +220,16 @@ final class StoreDatabase: Sendable {
         self.readOnlyURIParameters = nil
         self.permissionProblems = []
         self.postgreSQL = location
+        self.useLock = nil
         let writer = try Self.openPostgreSQL(location, readOnly: readOnly)
+        // The store's in-use lock, held by the writer's session, taken again on a new session.
+        writer.sessionStatements = [location.sharedUseLockStatement]
+        writer.storeSummary = location.summary
+        try writer.execute(location.sharedUseLockStatement)
         self.writer = LockedConnection(writer)
-        self.reader = LockedConnection(PostgreSQLStoreConnection(try location.connect()))
+        let reader = PostgreSQLStoreConnection(try location.connect())
+        reader.storeSummary = location.summary
+        self.reader = LockedConnection(reader)
         let listener = try PostgreSQLChangeListener.shared(for: location)
         self.changeCounter = listener.counter
         let backend = Locked<Int32>(writer.connection.backendProcessID)

@@ -26,6 +26,13 @@ public enum StoreError: Error, Sendable, CustomStringConvertible, Equatable {
     /// A read-only open found a store of an older schema than this binary's; it is not upgraded
     /// without writing, so it was not read. A writable open upgrades it.
     case olderSchema(path: String, found: Int, supported: Int)
+    /// `removeDataStore(forIdentifier:force:)` found the store open (in this process, another
+    /// one, or on another machine of a PostgreSQL fleet) and removed nothing; `force: true`
+    /// removes it anyway.
+    case storeInUse(identifier: UUID)
+    /// The store this object was opened on was removed (`removeDataStore(forIdentifier:force: true)`,
+    /// `wkstore stores remove --force`) by this or another process; open a store again.
+    case storeRemoved(path: String)
 
     /// A one-line message.
     public var description: String {
@@ -50,6 +57,11 @@ public enum StoreError: Error, Sendable, CustomStringConvertible, Equatable {
         case .readOnly(let path):
             return
                 "the store at \(path) is open read-only: this would change it, so it was refused (nothing was changed)"
+        case .storeInUse(let identifier):
+            return
+                "the store \(identifier.uuidString.lowercased()) is open in a process (this one or another): close it there first, or force the removal (nothing was removed)"
+        case .storeRemoved(let path):
+            return "the store at \(path) was removed while this process had it open: open a store again"
         case .olderSchema(let path, let found, let supported):
             return
                 "the store at \(path) has schema version \(found), older than this wkstore's (\(supported)); a read-only open does not upgrade it: open it writable once to upgrade it (the store was not changed)"

@@ -21,15 +21,27 @@ extension WebsiteDataStore {
     }
 
     /// Deletes the store of `identifier` in the PostgreSQL database a URI names, with all its data
-    /// (its schema). Store objects other processes hold on it fail at their next call.
+    /// (its schema), unless a store object has it open on any machine (each holds a shared
+    /// advisory lock of the store in its writer's session).
     ///
-    /// - Throws: `StoreError.noSuchStore` when there is none; otherwise as `allDataStoreIdentifiers(in:)`.
-    public static func removeDataStore(forIdentifier identifier: UUID, in url: URL) throws {
+    /// - Parameters:
+    ///   - identifier: the store's identifier.
+    ///   - url: the database.
+    ///   - force: delete it even while it is open: the objects that hold it fail at their next
+    ///     call with `StoreError.storeRemoved`.
+    /// - Throws: `StoreError.noSuchStore` when there is none; `.storeInUse` when it is open and
+    ///   `force` is not given (nothing is removed); otherwise as `allDataStoreIdentifiers(in:)`.
+    public static func removeDataStore(forIdentifier identifier: UUID, in url: URL, force: Bool = false) throws {
         let connection = try postgreSQLConnection(url)
-        let schema = PostgreSQLStoreLocation.schema(for: identifier)
+        let location = PostgreSQLStoreLocation(connectionString: url.absoluteString, identifier: identifier)
+        let schema = location.schema
         let exists = "SELECT count(*) FROM pg_catalog.pg_namespace WHERE nspname = $1"
         guard try connection.execute(exists, [.text(schema)]).scalar?.int64 == 1 else {
             throw StoreError.noSuchStore(identifier: identifier)
+        }
+        // Held by this session until it ends: a store opened meanwhile waits for the drop.
+        if try connection.execute(location.exclusiveUseLockStatement).scalar?.bool != true && !force {
+            throw StoreError.storeInUse(identifier: identifier)
         }
         // A schema name made by PostgreSQLStoreLocation is letters, digits and '_'.
         try connection.execute("DROP SCHEMA \(schema) CASCADE")

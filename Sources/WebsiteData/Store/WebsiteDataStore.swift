@@ -183,17 +183,28 @@ public final class WebsiteDataStore: Sendable {
         return names.compactMap { UUID(uuidString: $0) }.sorted { $0.uuidString < $1.uuidString }
     }
 
-    /// Deletes the store with this identifier and all its data.
+    /// Deletes the store with this identifier and all its data, unless a store object has it
+    /// open, in this process or another (as WebKit refuses while views use a store).
     ///
-    /// - Throws: `StoreError.noSuchStore` when there is none.
-    public static func removeDataStore(forIdentifier identifier: UUID) throws {
+    /// - Parameters:
+    ///   - identifier: the store's identifier.
+    ///   - force: delete it even while it is open: the objects that hold it keep working on
+    ///     files no longer in the directory, and what they write is lost with them; for an
+    ///     operator who has stopped the crawlers, or a process known to be stuck.
+    /// - Throws: `StoreError.noSuchStore` when there is none; `.storeInUse` when it is open and
+    ///   `force` is not given (nothing is removed).
+    public static func removeDataStore(forIdentifier identifier: UUID, force: Bool = false) throws {
         let directory = try rootDirectory().appendingPathComponent(identifier.uuidString.lowercased())
         guard FileManager.default.fileExists(atPath: directory.path) else {
             throw StoreError.noSuchStore(identifier: identifier)
         }
+        // Held while the directory goes: a store opened meanwhile waits for it.
+        let exclusive = StoreUseLock.exclusive(directory)
+        if exclusive == nil && !force { throw StoreError.storeInUse(identifier: identifier) }
         do { try FileManager.default.removeItem(at: directory) } catch {
             throw StoreError.cannotOpen(path: directory.path, detail: FileErrorReason.text(error))
         }
+        withExtendedLifetime(exclusive) {}
     }
 
     /// Where persistent stores live: `$XDG_DATA_HOME/wkstore`, else `~/.local/share/wkstore`.

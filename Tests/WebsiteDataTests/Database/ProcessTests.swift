@@ -82,6 +82,33 @@ import WebsiteDataTestSupport
         #expect(seen == "a=2")
     }
 
+    /// Every object on a store directory holds its in-use lock while it lives, in this process
+    /// or another; a process killed by SIGKILL lets go of it.
+    @Test(.sqliteOnly) func storeObjectsHoldTheInUseLockUntilTheyGoOrTheirProcessDies() throws {
+        do {
+            let store = try WebsiteDataStore(directory: dir.url)
+            #expect(StoreUseLock.exclusive(dir.url) == nil)
+            try store.httpCookieStore.set("https://example.com/", "a=1")
+        }
+        do {
+            let readOnly = try WebsiteDataStore(directory: dir.url, configuration: .init(readOnly: true))
+            #expect(StoreUseLock.exclusive(dir.url) == nil, "a read-only object holds it too")
+            #expect(try readOnly.httpCookieStore.header("https://example.com/") == "a=1")
+        }
+        // A store's threads (its change watcher) may hold it a moment after its last user.
+        let deadline = Date().addingTimeInterval(60)
+        while StoreUseLock.exclusive(dir.url) == nil && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
+        #expect(StoreUseLock.exclusive(dir.url) != nil)
+
+        let child = try ChildProcess(
+            "wkstore-stress", ["cookies", "--store", dir.url.path, "--batches", "100000", "--per-batch", "1"])
+        #expect(child.readLine() == "committed 0")
+        #expect(StoreUseLock.exclusive(dir.url) == nil)
+        child.kill()
+        _ = child.wait()
+        #expect(StoreUseLock.exclusive(dir.url) != nil)
+    }
+
     @Test func twoStoreObjectsInOneProcessStayCoherent() throws {
         let a = try TestEngine.openStore(for: dir.url)
         let b = try TestEngine.openStore(for: dir.url)

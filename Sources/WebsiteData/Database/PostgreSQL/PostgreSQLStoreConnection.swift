@@ -18,6 +18,9 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
     private(set) var changes = 0
     /// Called with the new backend process ID after the connection was made again.
     var onConnect: ((Int32) -> Void)?
+    /// Statements that set the session up, run again on every new session (the store's in-use
+    /// lock); the caller runs them on the first.
+    var sessionStatements: [String] = []
 
     init(_ connection: PostgreSQLConnection) { self.connection = connection }
 
@@ -27,13 +30,36 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
     private var transactionDepth = 0
 
     func execute(_ sql: String) throws {
-        try reconnectIfLost()
-        try connection.executeScript(sql)
+        try reportingRemoval {
+            try reconnectIfLost()
+            try connection.executeScript(sql)
+        }
     }
 
     func execute(_ sql: String, _ values: [DatabaseValue]) throws {
-        try reconnectIfLost()
-        changes = try connection.execute(postgreSQL(sql), values.map(Self.parameter)).affectedRows
+        try reportingRemoval {
+            try reconnectIfLost()
+            changes = try connection.execute(postgreSQL(sql), values.map(Self.parameter)).affectedRows
+        }
+    }
+
+    /// The store for messages (`PostgreSQLStoreLocation.summary`).
+    var storeSummary = "the PostgreSQL store"
+
+    /// Runs `body`; an error that says the store's tables or schema are gone (outside a
+    /// transaction, and when the schema of the search path no longer exists) becomes
+    /// `StoreError.storeRemoved`: the store was removed while this object had it open.
+    private func reportingRemoval<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PostgreSQLError {
+            // 42P01 undefined_table, 3F000 invalid_schema_name.
+            guard error.sqlState == "42P01" || error.sqlState == "3F000", transactionDepth == 0,
+                !connection.isInTransaction,
+                (try? connection.execute("SELECT current_schema() IS NULL").scalar?.bool) == true
+            else { throw error }
+            throw StoreError.storeRemoved(path: storeSummary)
+        }
     }
 
     func rows<T>(_ sql: String, _ values: [DatabaseValue], _ read: (Row) throws -> T) throws -> [T] {
@@ -46,6 +72,12 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
 
     private func rows<T>(_ sql: String, _ values: [DatabaseValue], prepared: Bool, _ read: (Row) throws -> T) throws
         -> [T]
+    {
+        try reportingRemoval { try rowsOnce(sql, values, prepared: prepared, read) }
+    }
+
+    private func rowsOnce<T>(_ sql: String, _ values: [DatabaseValue], prepared: Bool, _ read: (Row) throws -> T)
+        throws -> [T]
     {
         try reconnectIfLost()
         let parameters = values.map(Self.parameter)
@@ -88,6 +120,10 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
     /// `body` went on (the error caught inside, with no savepoint rolled back to) is rolled back
     /// and the call throws, so a failure is never committed as a success.
     func transaction<T>(write: Bool, _ body: () throws -> T) throws -> T {
+        try reportingRemoval { try transactionOnce(write: write, body) }
+    }
+
+    private func transactionOnce<T>(write: Bool, _ body: () throws -> T) throws -> T {
         try reconnectIfLost()
         var began = false
         transactionDepth += 1
@@ -122,6 +158,7 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
     private func reconnectIfLost() throws {
         guard !connection.isConnected && transactionDepth == 0 else { return }
         try connection.reconnect()
+        for statement in sessionStatements { try connection.executeScript(statement) }
         onConnect?(connection.backendProcessID)
     }
 

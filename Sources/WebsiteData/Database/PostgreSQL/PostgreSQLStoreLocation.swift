@@ -40,6 +40,23 @@ package struct PostgreSQLStoreLocation: Sendable, Hashable {
         "PostgreSQL \(PostgreSQLConnectionString(connectionString).summary) schema=\(schema)"
     }
 
+    /// The first number of the advisory locks that say a store is open (the second is the hash
+    /// of its schema's name): every store object's writer session holds the lock shared, and a
+    /// removal needs it exclusive. `PostgreSQLConnection.lockNamespace` plus one, so it meets
+    /// none of wkstore's other locks.
+    static let useLockNamespace: Int32 = PostgreSQLConnection.lockNamespace + 1
+
+    /// The statement that takes the store's in-use lock, shared, for the session.
+    var sharedUseLockStatement: String {
+        "SELECT pg_advisory_lock_shared(\(Self.useLockNamespace), hashtext('\(schema)'))"
+    }
+
+    /// The statement that tries the store's in-use lock exclusively for the session: `true`
+    /// when no store object holds it.
+    var exclusiveUseLockStatement: String {
+        "SELECT pg_try_advisory_lock(\(Self.useLockNamespace), hashtext('\(schema)'))"
+    }
+
     /// Whether `text` names a PostgreSQL store: a `postgresql://` or `postgres://` URI.
     static func isPostgreSQLURI(_ text: String) -> Bool {
         let lower = text.lowercased()

@@ -107,6 +107,33 @@ import WebsiteDataTestSupport
         _ = try WebsiteDataStore(url: url, identifier: identifier, configuration: .init(readOnly: true))
     }
 
+    /// A store an object holds open is not removed unless forced; forced, the object's next
+    /// call says the store was removed; released, it is removed plainly.
+    @Test func aStoreHeldOpenIsRemovedOnlyByForceAndItsObjectsSaySo() throws {
+        let url = URL(string: uri)!
+        let identifier = UUID()
+        var held: WebsiteDataStore? = try WebsiteDataStore(url: url, identifier: identifier)
+        try held?.httpCookieStore.set("https://example.com/", "a=1")
+        #expect(throws: StoreError.storeInUse(identifier: identifier)) {
+            try WebsiteDataStore.removeDataStore(forIdentifier: identifier, in: url)
+        }
+        #expect(try WebsiteDataStore.allDataStoreIdentifiers(in: url) == [identifier])
+        try WebsiteDataStore.removeDataStore(forIdentifier: identifier, in: url, force: true)
+        #expect(try WebsiteDataStore.allDataStoreIdentifiers(in: url) == [])
+        let error = #expect(throws: StoreError.self) { try held?.httpCookieStore.set("https://example.com/", "b=2") }
+        guard case .storeRemoved(let path)? = error else {
+            Issue.record("expected .storeRemoved, got \(String(describing: error))")
+            return
+        }
+        #expect(path.contains(PostgreSQLStoreLocation.schema(for: identifier)))
+        held = nil
+
+        // Made again and released: nothing holds it.
+        do { try WebsiteDataStore(url: url, identifier: identifier).httpCookieStore.set("https://example.com/", "c=3") }
+        try WebsiteDataStore.removeDataStore(forIdentifier: identifier, in: url)
+        #expect(try WebsiteDataStore.allDataStoreIdentifiers(in: url) == [])
+    }
+
     @Test func anotherSchemeIsRefused() throws {
         let error = #expect(throws: StoreError.self) { try WebsiteDataStore(url: URL(string: "mysql://db/x")!) }
         #expect(error?.description.contains("postgresql://") == true)
