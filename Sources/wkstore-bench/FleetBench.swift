@@ -114,6 +114,20 @@ enum FleetBench {
             ratio: Format.times(pgLookup / liteLookup) + " SQLite", target: "<= 1.2x SQLite",
             met: Format.met(pgLookup / liteLookup <= 1.2))
 
+        // Strict coherence: each lookup first reads the change log's position on the server.
+        let strictURLs = Array(urls.prefix(10_000))
+        let strict = try WebsiteDataStore(
+            url: server.url, identifier: identifier, configuration: .init(strictCoherence: true)
+        ).httpCookieStore
+        for url in strictURLs.prefix(100) { keep(try strict.cookieHeader(for: url)) }
+        progress("timing \(strictURLs.count.grouped) lookups with strict coherence")
+        let strictLookup = try measure { for url in strictURLs { keep(try strict.cookieHeader(for: url)) } }
+        table.add(
+            "lookup with strict coherence (a round trip each) vs SQLite store (ns per lookup)",
+            ours: Format.perOp(strictLookup / Double(strictURLs.count)), peer: Format.perOp(liteLookup),
+            ratio: Format.times(strictLookup / Double(strictURLs.count) / liteLookup) + " SQLite",
+            target: "(reported)")
+
         // Reopening: a new store object and its first lookup, against a bare SELECT of the rows.
         let first = urls.first { !$0.host!.hasPrefix("www.unknown") }!
         progress("reopening the PostgreSQL store \(config.reopens) times, alternating with a bare SELECT")

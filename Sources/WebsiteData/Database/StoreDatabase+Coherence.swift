@@ -35,8 +35,9 @@ extension StoreDatabase {
     func foreignChanges(since lastSeq: Int64, watch: inout ChangeWatch, cookies: Bool = false) throws -> ForeignChanges?
     {
         let now = Self.uptimeNanoseconds()
-        // Whether the log was read within the recheck interval.
-        let recent = watch.valid && now &- watch.checkedAt < Self.changeLogRecheckInterval
+        // Whether the log was read within the recheck interval. Under strict coherence it never
+        // counts as recent: the log's position is read at every call, whatever the counter says.
+        let recent = !strictCoherence && watch.valid && now &- watch.checkedAt < Self.changeLogRecheckInterval
         // The common case, without the lock: the counter has not moved since the last check. The
         // reader and the counter are not bound for it: each binding would be a retain and a
         // release (atomic writes), more than the rest of this check.

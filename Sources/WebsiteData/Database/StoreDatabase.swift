@@ -34,6 +34,10 @@ final class StoreDatabase: Sendable {
     /// The shared lock a store directory's objects hold while they live, which a removal tests
     /// (`StoreUseLock`); `nil` in memory, on PostgreSQL, or where the lock file cannot be opened.
     let useLock: StoreUseLock?
+    /// Whether every read first asks a PostgreSQL server for the change log's position
+    /// (`WebsiteDataStore.Configuration.strictCoherence`); `false` on SQLite, whose change
+    /// counter already says at every call whether anything changed.
+    let strictCoherence: Bool
 
     /// The engine that holds the store.
     var engine: DatabaseEngine { postgreSQL == nil ? .sqlite : .postgreSQL }
@@ -79,6 +83,7 @@ final class StoreDatabase: Sendable {
     init(directory: URL?, folds: [any ChangeLogFold]) throws {
         self.directory = directory
         self.folds = folds
+        self.strictCoherence = false
         guard let directory else {
             let connection = try SQLiteConnection(location: .memory)
             try Migrator().migrate(connection, path: ":memory:")
@@ -160,6 +165,7 @@ final class StoreDatabase: Sendable {
     init(readingDirectory directory: URL) throws {
         self.directory = directory
         self.folds = []
+        self.strictCoherence = false
         self.postgreSQL = nil
         self.listener = nil
         self.writerBackend = nil
@@ -211,8 +217,14 @@ final class StoreDatabase: Sendable {
     /// - Throws: `PostgreSQLError` (never holding a password) when the server cannot be reached
     ///   or refuses, or the schema is newer than this binary's or belongs to another program.
     ///
-    /// - Parameter readOnly: check the schema without creating or migrating it, and refuse every write.
-    init(postgreSQL location: PostgreSQLStoreLocation, folds: [any ChangeLogFold], readOnly: Bool = false) throws {
+    /// - Parameters:
+    ///   - readOnly: check the schema without creating or migrating it, and refuse every write.
+    ///   - strictCoherence: read the change log's position before every read.
+    init(
+        postgreSQL location: PostgreSQLStoreLocation, folds: [any ChangeLogFold], readOnly: Bool = false,
+        strictCoherence: Bool = false
+    ) throws {
+        self.strictCoherence = strictCoherence
         self.directory = nil
         self.file = nil
         self.folds = readOnly ? [] : folds

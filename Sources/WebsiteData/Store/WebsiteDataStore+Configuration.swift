@@ -14,11 +14,25 @@ extension WebsiteDataStore {
         /// Open the store for reading only (`false` by default).
         public var readOnly: Bool
 
+        /// On a PostgreSQL store, every call that reads first asks the server for the change
+        /// log's newest position (one round trip), so it sees every change another machine had
+        /// committed when the call began (`false` by default).
+        ///
+        /// Without it, another machine's change reaches this process when the server's
+        /// notification arrives, within milliseconds (Docs/fleet.md has the measured delay), and
+        /// lookups are answered from memory without a round trip. A store directory always
+        /// behaves as strictly (its change counter is shared memory), so there the setting
+        /// changes nothing.
+        public var strictCoherence: Bool
+
         /// Creates a configuration.
         ///
-        /// - Parameter readOnly: open the store for reading only.
-        public init(readOnly: Bool = false) {
+        /// - Parameters:
+        ///   - readOnly: open the store for reading only.
+        ///   - strictCoherence: on PostgreSQL, check the change log's position before each read.
+        public init(readOnly: Bool = false, strictCoherence: Bool = false) {
             self.readOnly = readOnly
+            self.strictCoherence = strictCoherence
         }
     }
 }

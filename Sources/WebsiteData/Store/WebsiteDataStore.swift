@@ -74,7 +74,8 @@ public final class WebsiteDataStore: Sendable {
         if PostgreSQLStoreLocation.isPostgreSQLURI(url.absoluteString) {
             try self.init(
                 directory: nil, identifier: identifier, clock: { Date() }, readOnly: configuration.readOnly,
-                postgreSQL: PostgreSQLStoreLocation(connectionString: url.absoluteString, identifier: identifier))
+                postgreSQL: PostgreSQLStoreLocation(connectionString: url.absoluteString, identifier: identifier),
+                strictCoherence: configuration.strictCoherence)
         } else if url.isFileURL {
             let directory = identifier.map { url.appendingPathComponent($0.uuidString.lowercased()) } ?? url
             try self.init(
@@ -89,13 +90,14 @@ public final class WebsiteDataStore: Sendable {
     /// Opens a store with an injected clock (tests): at a directory, in a PostgreSQL database, or in memory.
     init(
         directory: URL?, identifier: UUID?, clock: @escaping @Sendable () -> Date, readOnly: Bool = false,
-        postgreSQL: PostgreSQLStoreLocation? = nil
+        postgreSQL: PostgreSQLStoreLocation? = nil, strictCoherence: Bool = false
     ) throws {
         self.directory = directory
         self.identifier = identifier
         if let postgreSQL {
             self.database = try StoreDatabase(
-                postgreSQL: postgreSQL, folds: Self.componentKinds.compactMap { $0.changeLogFold }, readOnly: readOnly)
+                postgreSQL: postgreSQL, folds: Self.componentKinds.compactMap { $0.changeLogFold }, readOnly: readOnly,
+                strictCoherence: strictCoherence)
         } else if let directory, readOnly {
             self.database = try StoreDatabase(readingDirectory: directory)
         } else {

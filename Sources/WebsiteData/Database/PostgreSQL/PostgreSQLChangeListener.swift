@@ -32,6 +32,8 @@ final class PostgreSQLChangeListener: Sendable {
         let stopped = Atomic<Bool>(false)
         /// The backend processes of this process's writer connections to the store.
         let ownBackends = Mutex<Set<Int32>>([])
+        /// Whether notifications are held back (`holdNotifications`), and whether one came meanwhile.
+        let held = Mutex<(holding: Bool, missed: Bool)>((false, false))
     }
 
     private struct Held: Sendable {
@@ -72,6 +74,17 @@ final class PostgreSQLChangeListener: Sendable {
         }
     }
 
+    /// Holds back (`true`) or releases (`false`) the counter's bumps for other processes'
+    /// commits, so a test can tell what a store object sees before the notification arrives
+    /// (strict coherence); a bump held back is made on release.
+    func holdNotifications(_ holding: Bool) {
+        let missed = state.held.withLock { held in
+            defer { held = (holding, holding && held.missed) }
+            return !holding && held.missed
+        }
+        if missed { counter.increment() }
+    }
+
     private static func run(connection: PostgreSQLConnection, schema: String, counter: ChangeCounter, state: State) {
         let prefix = schema + " "
         while !state.stopped.load(ordering: .acquiring) {
@@ -84,7 +97,11 @@ final class PostgreSQLChangeListener: Sendable {
                 let own = state.ownBackends.withLock { $0 }
                 for notification in notifications
                 where notification.payload.hasPrefix(prefix) && !own.contains(notification.senderProcessID) {
-                    counter.increment()
+                    let bump = state.held.withLock { held in
+                        if held.holding { held.missed = true }
+                        return !held.holding
+                    }
+                    if bump { counter.increment() }
                 }
             } catch {
                 Thread.sleep(forTimeInterval: retryInterval)

@@ -134,6 +134,35 @@ import WebsiteDataTestSupport
         #expect(try WebsiteDataStore.allDataStoreIdentifiers(in: url) == [])
     }
 
+    /// Another process's commit, whose notification has not reached this process: a store
+    /// object with strict coherence sees it at its next call; one without sees it once the
+    /// notification arrives (or the log's once-a-second reading comes round).
+    @Test func strictCoherenceSeesAnotherProcesssCommitBeforeItsNotification() throws {
+        let url = URL(string: uri)!
+        let strict = try WebsiteDataStore(url: url, identifier: nil, configuration: .init(strictCoherence: true))
+        let notified = try WebsiteDataStore(url: url)
+        let site = "https://fleet.example/"
+        #expect(try strict.httpCookieStore.header(site) == nil)
+        #expect(try notified.httpCookieStore.header(site) == nil)
+        let listener = try #require(notified.database.listener)
+        #expect(listener === strict.database.listener)
+        listener.holdNotifications(true)
+        defer { listener.holdNotifications(false) }
+
+        let started = Date()
+        let child = try ChildProcess("wkstore", ["--store", uri, "cookies", "set", "--url", site, "login=yes"])
+        while child.readLine() != nil {}
+        #expect(child.wait() == 0)
+        // Read first, then told whether the once-a-second reading of the log could have come.
+        let seenWithoutStrictness = try notified.httpCookieStore.header(site)
+        let withinRecheck = Date().timeIntervalSince(started) < 0.9
+        #expect(try strict.httpCookieStore.header(site) == "login=yes")
+        if withinRecheck { #expect(seenWithoutStrictness == nil, "the held notification was not held") }
+
+        listener.holdNotifications(false)
+        #expect(try notified.httpCookieStore.header(site) == "login=yes")
+    }
+
     @Test func anotherSchemeIsRefused() throws {
         let error = #expect(throws: StoreError.self) { try WebsiteDataStore(url: URL(string: "mysql://db/x")!) }
         #expect(error?.description.contains("postgresql://") == true)
