@@ -104,6 +104,13 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
         }
     }
 
+    /// Sends `rows` by a `COPY … FROM STDIN` statement, inside the caller's transaction.
+    ///
+    /// - Returns: the number of rows copied.
+    func copy<Rows: Sequence>(_ sql: String, rows: Rows) throws -> Int where Rows.Element == [DatabaseValue] {
+        try connection.copy(sql, rows: rows.lazy.map { $0.map(Self.parameter) })
+    }
+
     func scalar(_ sql: String, _ values: [DatabaseValue]) throws -> DatabaseValue? {
         try rows(sql, values) { $0[0] }.first
     }
@@ -130,8 +137,9 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
         defer { transactionDepth -= 1 }
         func run() throws -> T {
             // Every write transaction takes the change log's lock first, in the round trip of its
-            // BEGIN: the log's append takes it anyway (`wkstore_change_log_assign`), and taken
-            // before any row lock two writers can never each hold what the other waits for.
+            // BEGIN: the log's append numbers its rows from the head under it
+            // (`StoreDatabase.appendToLog`), and taken before any row lock two writers can never
+            // each hold what the other waits for.
             try connection.transaction(begin: write ? Self.beginWrite : Self.beginRead) {
                 began = true
                 return try body()

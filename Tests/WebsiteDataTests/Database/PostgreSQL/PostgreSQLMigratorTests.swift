@@ -71,7 +71,8 @@ import WebsiteDataTestSupport
         #expect(try context.connection.execute("SELECT to_regclass('wkstore_schema') IS NULL").scalar?.bool == true)
     }
 
-    /// Appenders on many connections, some rolling back and some slow to commit: a reader that
+    /// Appenders on many connections (the store's own write transactions and appends), some
+    /// rolling back a savepoint or the whole transaction, some slow to commit: a reader that
     /// polls the log never sees a position before an earlier one has committed, and in the end
     /// the positions are 1...n with none skipped.
     @Test func changeLogPositionsFollowCommitOrder() throws {
@@ -101,24 +102,29 @@ import WebsiteDataTestSupport
                     if done && rows.rows.isEmpty { return 0 }
                 }
             }
-            let db = try context.connect()
+            let db = PostgreSQLStoreConnection(try context.connect())
             defer { finished.add(1, ordering: .releasing) }
             var committed = 0
             for round in 0..<transactions {
                 let rows = 1 + (index + round) % 3
                 let abandon = (index + round) % 5 == 0
+                let entries = (0..<rows).map { _ in
+                    ChangeLogEntry(.localStorage, site: "site\(index).example", cause: .write)
+                }
                 do {
-                    try db.transaction {
-                        for _ in 0..<rows {
-                            try db.execute(
-                                "INSERT INTO change_log (type, site, cause, time) VALUES (1, $1, 1, extract(epoch FROM now()))",
-                                [.text("site\(index).example")])
+                    try db.transaction(write: true) {
+                        _ = try StoreDatabase.appendToLog(entries, db)
+                        // An append undone by its savepoint leaves no gap for the next one.
+                        _ = try? db.transaction(write: true) {
+                            _ = try StoreDatabase.appendToLog(entries, db)
+                            throw Abandoned()
                         }
+                        _ = try StoreDatabase.appendToLog(entries, db)
                         // Holding the positions a while, so that others queue behind them.
-                        try db.execute("SELECT pg_sleep($1)", [.double(Double((index * 7 + round) % 4) / 100)])
+                        try db.execute("SELECT pg_sleep(?)", [.real(Double((index * 7 + round) % 4) / 100)])
                         if abandon { throw Abandoned() }
                     }
-                    committed += rows
+                    committed += 2 * rows
                 } catch is Abandoned {}
             }
             return committed
@@ -138,5 +144,33 @@ import WebsiteDataTestSupport
         }
         #expect(!announced.isEmpty)
         #expect(announced.allSatisfy { (1...Int64(total)).contains($0) })
+    }
+
+    /// The log's trigger refuses rows whose positions do not continue the head (a client that
+    /// numbered them without the lock, or from a stale head), and the log stays as it was.
+    @Test func positionsThatDoNotContinueTheHeadAreRefused() throws {
+        let context = try PostgreSQLTestContext()
+        try PostgreSQLMigrator().migrate(context.connection)
+        let db = PostgreSQLStoreConnection(try context.connect())
+        let entry = ChangeLogEntry(.localStorage, site: "example.com", cause: .write)
+        #expect(try db.transaction(write: true) { try StoreDatabase.appendToLog([entry, entry], db) } == 1...2)
+        func insert(_ positions: [Int64]) throws {
+            let rows = positions.map { "(\($0), 6, 'example.com', 1, 0)" }.joined(separator: ", ")
+            try context.connection.transaction {
+                try context.connection.execute("INSERT INTO change_log (seq, type, site, cause, time) VALUES \(rows)")
+            }
+        }
+        // A gap after the head, or inside the statement's rows: the trigger's check.
+        let gaps: [[Int64]] = [[4], [3, 5], [5, 6]]
+        for positions in gaps {
+            let error = #expect(throws: PostgreSQLError.self) { try insert(positions) }
+            #expect(error?.message.contains("do not continue the head 2") == true, "\(String(describing: error))")
+        }
+        // A position taken already: the key refuses it before the trigger.
+        #expect(throws: PostgreSQLError.self) { try insert([2]) }
+        #expect(try context.connection.execute("SELECT position FROM change_log_head").scalar?.int64 == 2)
+        #expect(try context.connection.execute("SELECT count(*) FROM change_log").scalar?.int64 == 2)
+        try insert([3])
+        #expect(try context.connection.execute("SELECT position FROM change_log_head").scalar?.int64 == 3)
     }
 }

@@ -82,6 +82,11 @@ import WebsiteDataTestSupport
             try connection.execute("CREATE SCHEMA \(location.schema)")
             try connection.execute("SET search_path = \(location.schema)")
             try older.migrate(connection)
+            // Changes the older schema logged, its own way.
+            for site in ["a.example", "b.example"] {
+                try connection.execute(
+                    "INSERT INTO change_log (type, site, cause, time) VALUES (6, $1, 1, 0)", [.text(site)])
+            }
         }
         func versions() throws -> [Int] {
             let connection = try location.connect()
@@ -105,6 +110,13 @@ import WebsiteDataTestSupport
         #expect(listed.status == 0, "\(listed)")
         #expect(try versions() == Array(1...latest))
         _ = try WebsiteDataStore(url: url, identifier: identifier, configuration: .init(readOnly: true))
+
+        // The upgraded log goes on from the older schema's last position.
+        try WebsiteDataStore(url: url, identifier: identifier).httpCookieStore.set("https://example.com/", "a=1")
+        let positions = try location.connect().execute("SELECT seq FROM change_log ORDER BY seq").rows.map {
+            $0[0].int64
+        }
+        #expect(positions == [1, 2, 3])
     }
 
     /// A store an object holds open is not removed unless forced; forced, the object's next
