@@ -8,8 +8,9 @@ import WebsiteDataTestSupport
 /// Hostile conditions around a store: damaged side files, a read-only store used by an
 /// unprivileged user, a full disk, `--since` at the edges of time, and imports far larger than
 /// memory. Each ends in a clear error or correct behaviour, never a crash, and nothing
-/// acknowledged is lost.
-@Suite(.ownThreads) struct HardeningInputTests {
+/// acknowledged is lost. `--since`, hostile cookie domains and large imports run on both
+/// engines; what concerns a store directory's files is SQLite's alone.
+@Suite(.ownThreads, .bothEngines) struct HardeningInputTests {
     let dir = TemporaryDirectory()
 
     /// A store with `batches` whole cookie batches written by a process killed right after the
@@ -39,7 +40,7 @@ import WebsiteDataTestSupport
 
     // MARK: - Damaged WAL and SHM side files
 
-    @Test func aWriteAheadLogOverwrittenWithRandomBytesIsIgnoredNotTrusted() async throws {
+    @Test(.sqliteOnly) func aWriteAheadLogOverwrittenWithRandomBytesIsIgnoredNotTrusted() async throws {
         let (store, acknowledged) = try await killedWriterStore("wal-random", batches: 40)
         let wal = store.appendingPathComponent("store.sqlite-wal")
         let size = try #require(try FileManager.default.attributesOfItem(atPath: wal.path)[.size] as? Int)
@@ -57,7 +58,7 @@ import WebsiteDataTestSupport
         print("random WAL: \(acknowledged + 1) acknowledged batches, \(present.count) in the main file")
     }
 
-    @Test func aTruncatedWriteAheadLogKeepsWholeTransactionsOnly() async throws {
+    @Test(.sqliteOnly) func aTruncatedWriteAheadLogKeepsWholeTransactionsOnly() async throws {
         let (store, acknowledged) = try await killedWriterStore("wal-truncated", batches: 60)
         let wal = store.appendingPathComponent("store.sqlite-wal")
         let full = try Data(contentsOf: wal)
@@ -73,7 +74,7 @@ import WebsiteDataTestSupport
         print("truncated WAL: \(acknowledged + 1) acknowledged batches, \(present.count) kept")
     }
 
-    @Test func aSharedMemoryFileOfRandomBytesIsRebuilt() async throws {
+    @Test(.sqliteOnly) func aSharedMemoryFileOfRandomBytesIsRebuilt() async throws {
         let (store, acknowledged) = try await killedWriterStore("shm-random", batches: 30)
         let shm = store.appendingPathComponent("store.sqlite-shm")
         let size = max(32768, (try? FileManager.default.attributesOfItem(atPath: shm.path)[.size] as? Int) ?? 0)
@@ -89,7 +90,7 @@ import WebsiteDataTestSupport
             "acknowledged through \(acknowledged): \(present)")
     }
 
-    @Test func aTruncatedMainFileBesideItsLogIsRefusedWithoutChangingIt() async throws {
+    @Test(.sqliteOnly) func aTruncatedMainFileBesideItsLogIsRefusedWithoutChangingIt() async throws {
         let (store, _) = try await killedWriterStore("main-truncated", batches: 50)
         let file = store.appendingPathComponent(StoreDatabase.fileName)
         do {
@@ -112,7 +113,7 @@ import WebsiteDataTestSupport
         #expect(try Data(contentsOf: file) == damaged)
     }
 
-    @Test func sideFilesThatAreNotFilesAreAClearError() async throws {
+    @Test(.sqliteOnly) func sideFilesThatAreNotFilesAreAClearError() async throws {
         let store = dir.path("side-dirs")
         do { try WebsiteDataStore(directory: store).httpCookieStore.set("https://example.com/", "a=1") }
         // Something else sits where the log must go.
@@ -147,7 +148,7 @@ import WebsiteDataTestSupport
         return store
     }
 
-    @Test(.enabled(if: getuid() == 0, "setpriv needs root to change user"))
+    @Test(.sqliteOnly, .enabled(if: getuid() == 0, "setpriv needs root to change user"))
     func aReadOnlyStoreReadsOrFailsClearlyAndWritesChangeNothing() async throws {
         let store = try readOnlyStore()
         let before = StoreFiles.fingerprint(store)
@@ -221,7 +222,7 @@ import WebsiteDataTestSupport
             ], asUser: user)
     }
 
-    @Test(.enabled(if: getuid() == 0, "setpriv needs root to change user"))
+    @Test(.sqliteOnly, .enabled(if: getuid() == 0, "setpriv needs root to change user"))
     func anotherUsersLiveStoreIsReadOnlyWithItsLogAndChangesNothing() async throws {
         // A writer killed after its commits: the log and its index hold them, as while a crawler runs.
         let (store, acknowledged) = try await killedWriterStore("live-readonly", batches: 20)
@@ -256,7 +257,7 @@ import WebsiteDataTestSupport
         #expect(refused.stderr.contains(hidden.path) && refused.stderr.contains("cannot be read"), "\(refused)")
     }
 
-    @Test(.enabled(if: getuid() == 0, "mounting a file system needs root"))
+    @Test(.sqliteOnly, .enabled(if: getuid() == 0, "mounting a file system needs root"))
     func aStoreOnAReadOnlyMountIsReadAndChangesNothing() async throws {
         let mount = dir.path("ro-mount")
         try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
@@ -298,7 +299,7 @@ import WebsiteDataTestSupport
 
     // MARK: - A full disk
 
-    @Test func aFullDatabaseIsAClearErrorAndLosesNothingAcknowledged() async throws {
+    @Test(.sqliteOnly) func aFullDatabaseIsAClearErrorAndLosesNothingAcknowledged() async throws {
         let directory = dir.path("full")
         let store = try WebsiteDataStore(directory: directory)
         let cookies = store.httpCookieStore
@@ -359,7 +360,7 @@ import WebsiteDataTestSupport
         #expect(names.contains("after") && !names.contains("c\(acknowledged)"))
     }
 
-    @Test(.enabled(if: getuid() == 0, "mounting a file system needs root"))
+    @Test(.sqliteOnly, .enabled(if: getuid() == 0, "mounting a file system needs root"))
     func aFullFileSystemIsAClearErrorAndTheStoreStillOpens() async throws {
         let mount = dir.path("tmpfs")
         try FileManager.default.createDirectory(at: mount, withIntermediateDirectories: true)
@@ -430,57 +431,57 @@ import WebsiteDataTestSupport
 
     @Test func sinceFarInTheFutureRemovesNothingAndSaysSo() async throws {
         let sandbox = dir.path("since-future")
-        let store = sandbox.appendingPathComponent("store")
+        let store = try TestEngine.storeArguments(for: sandbox.appendingPathComponent("store"))
         let set = try await Command.wkstore(
-            ["--store", store.path, "cookies", "set", "--url", "https://example.com/", "a=1; Max-Age=3600"],
+            store + ["cookies", "set", "--url", "https://example.com/", "a=1; Max-Age=3600"],
             sandbox: sandbox)
         #expect(set.status == 0, "\(set)")
         for when in ["2999-01-01", "99999999999", "9999-12-31T23:59:59Z"] {
             let clear = try await Command.wkstore(
-                ["--store", store.path, "clear", "--types", "all", "--since", when], sandbox: sandbox)
+                store + ["clear", "--types", "all", "--since", when], sandbox: sandbox)
             #expect(clear.status == 0, "\(clear)")
             #expect(
                 clear.stdout.hasPrefix("nothing to remove: --since ") && clear.stdout.contains("is in the future"),
                 "\(clear)")
             let json = try await Command.wkstore(
-                ["--store", store.path, "clear", "--types", "all", "--since", when, "--json"], sandbox: sandbox)
+                store + ["clear", "--types", "all", "--since", when, "--json"], sandbox: sandbox)
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any], "\(json)")
             #expect(object["sinceIsInFuture"] as? Bool == true)
             #expect((object["removed"] as? [Any])?.isEmpty == true)
         }
-        let list = try await Command.wkstore(["--store", store.path, "cookies", "list"], sandbox: sandbox)
+        let list = try await Command.wkstore(store + ["cookies", "list"], sandbox: sandbox)
         #expect(list.stdout.contains("a=1"))
     }
 
     @Test func sinceBefore1970RemovesEverything() async throws {
         let sandbox = dir.path("since-past")
-        let store = sandbox.appendingPathComponent("store")
+        let store = try TestEngine.storeArguments(for: sandbox.appendingPathComponent("store"))
         for (when, expected) in [
             ("1969-07-20T20:17:40Z", "1969-07-20T20:17:40.000Z"), ("1900-01-01", "1900-01-01T00:00:00.000Z"),
             ("0001-01-01T00:00Z", "0001-01-01T00:00:00.000Z"), ("30000d", nil),
         ] {
             let set = try await Command.wkstore(
-                ["--store", store.path, "cookies", "set", "--url", "https://example.com/", "a=1; Max-Age=3600"],
+                store + ["cookies", "set", "--url", "https://example.com/", "a=1; Max-Age=3600"],
                 sandbox: sandbox)
             #expect(set.status == 0, "\(set)")
             let dry = try await Command.wkstore(
-                ["--store", store.path, "clear", "--types", "cookies", "--since", when, "--dry-run", "--json"],
+                store + ["clear", "--types", "cookies", "--since", when, "--dry-run", "--json"],
                 sandbox: sandbox)
             let object = try #require(
                 try JSONSerialization.jsonObject(with: Data(dry.stdout.utf8)) as? [String: Any], "\(when): \(dry)")
             if let expected { #expect(object["since"] as? String == expected, "\(when)") }
             #expect(object["sinceIsInFuture"] as? Bool == false)
             let clear = try await Command.wkstore(
-                ["--store", store.path, "clear", "--types", "cookies", "--since", when], sandbox: sandbox)
+                store + ["clear", "--types", "cookies", "--since", when], sandbox: sandbox)
             #expect(clear.status == 0 && clear.stdout == "removed cookies for example.com\n", "\(when): \(clear)")
-            let list = try await Command.wkstore(["--store", store.path, "cookies", "list"], sandbox: sandbox)
+            let list = try await Command.wkstore(store + ["cookies", "list"], sandbox: sandbox)
             #expect(list.stdout.isEmpty, "\(when): \(list)")
         }
         // Beyond what a date holds: a usage error, not a crash.
         for when in ["99999999999999999999", "9999999999999999d", "-1"] {
             let clear = try await Command.wkstore(
-                ["--store", store.path, "clear", "--types", "cookies", "--since", when], sandbox: sandbox)
+                store + ["clear", "--types", "cookies", "--since", when], sandbox: sandbox)
             #expect(clear.status == 2 && clear.isOneLineMessage(), "\(when): \(clear)")
         }
     }
@@ -491,7 +492,7 @@ import WebsiteDataTestSupport
     /// which no request can match and no export would write) is refused, by imports and by
     /// `Set-Cookie` alike (the netscape fuzz target's input is in `fuzz-regressions/netscape/`).
     @Test func cookieDomainsThatCannotBeHostsAreRefusedByImportsAndSetCookie() async throws {
-        let store = try WebsiteDataStore(directory: dir.path("store"))
+        let store = try TestEngine.openStore(for: dir.path("store"))
         let cookies = store.httpCookieStore
         let expires = Int(Date().timeIntervalSince1970) + 3600
         for domain in [
@@ -564,7 +565,7 @@ import WebsiteDataTestSupport
         let started = Date()
         let result = try await Command.run(
             Command.product("wkstore-stress"),
-            ["import", "--store", dir.path("import-\(megabytes)").path, "--file", file.path])
+            ["import"] + (try TestEngine.storeArguments(for: dir.path("import-\(megabytes)"))) + ["--file", file.path])
         let seconds = Date().timeIntervalSince(started)
         #expect(result.status == 0, "\(result)")
         var fields: [String: Int] = [:]

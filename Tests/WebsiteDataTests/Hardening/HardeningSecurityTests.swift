@@ -5,8 +5,9 @@ import WebsiteDataTestSupport
 @testable import WebsiteData
 
 /// The security promises of a store, each tried through every entry point a cookie can come in
-/// by: `Set-Cookie`, `setCookie`, both import formats and document-cookie reports.
-@Suite(.ownThreads) struct HardeningSecurityTests {
+/// by: `Set-Cookie`, `setCookie`, both import formats and document-cookie reports. The cookie
+/// rules hold on both engines; what concerns a store directory's files is SQLite's alone.
+@Suite(.ownThreads, .bothEngines) struct HardeningSecurityTests {
     let dir = TemporaryDirectory()
 
     /// Public suffixes from both parts of the list (ICANN and private), in several spellings.
@@ -68,7 +69,7 @@ import WebsiteDataTestSupport
     }
 
     @Test func publicSuffixSupercookiesAreRefusedEverywhere() throws {
-        let store = try WebsiteDataStore(directory: dir.path("store"))
+        let store = try TestEngine.openStore(for: dir.path("store"))
         var attempts = 0
         for (i, suffix) in Self.publicSuffixes.enumerated() {
             let stored = tryEveryEntryPoint(
@@ -95,7 +96,7 @@ import WebsiteDataTestSupport
     }
 
     @Test func noCookieCrossesSites() throws {
-        let store = try WebsiteDataStore(directory: dir.path("store"))
+        let store = try TestEngine.openStore(for: dir.path("store"))
         var attempts = 0
         // From a.example (and look-alikes of b.example), for b.example: by header and by script.
         for page in ["a.example", "b.example.evil.test", "evilb.example", "b-example.test"] {
@@ -138,7 +139,7 @@ import WebsiteDataTestSupport
     }
 
     @Test func secureCookiesAreNeverSentOverHTTPExceptToLoopback() throws {
-        let store = try WebsiteDataStore(directory: dir.path("store"))
+        let store = try TestEngine.openStore(for: dir.path("store"))
         let stored = tryEveryEntryPoint(
             store, name: "sec", domain: "example.com", pageHost: "www.example.com", secure: true)
         #expect(stored.values.allSatisfy { $0 }, "every entry point stores a Secure cookie from HTTPS: \(stored)")
@@ -167,7 +168,7 @@ import WebsiteDataTestSupport
     }
 
     @Test func httpOnlyCookiesAreNeverInDocumentStartScripts() throws {
-        let store = try WebsiteDataStore(directory: dir.path("store"))
+        let store = try TestEngine.openStore(for: dir.path("store"))
         let cookies = store.httpCookieStore
         let stored = tryEveryEntryPoint(
             store, name: "secretmarker", domain: "example.com", pageHost: "www.example.com", httpOnly: true)
@@ -202,7 +203,7 @@ import WebsiteDataTestSupport
 
     // MARK: - Permissions
 
-    @Test func aNewStoreIsOwnerOnlyInEveryFileAndFolder() async throws {
+    @Test(.sqliteOnly) func aNewStoreIsOwnerOnlyInEveryFileAndFolder() async throws {
         let directory = dir.path("store")
         let store = try WebsiteDataStore(directory: directory)
         let origin = SecurityOrigin(string: "https://example.com")!
@@ -233,7 +234,7 @@ import WebsiteDataTestSupport
         print("owner-only: \(entries.count) files and folders checked")
     }
 
-    @Test func looserPermissionsOfAnExistingStoreAreReported() async throws {
+    @Test(.sqliteOnly) func looserPermissionsOfAnExistingStoreAreReported() async throws {
         let directory = dir.path("store")
         do {
             let store = try WebsiteDataStore(directory: directory)
@@ -280,7 +281,7 @@ import WebsiteDataTestSupport
 
     // MARK: - Arguments that could escape the store directory
 
-    @Test func namesAndSitesNeverBecomePathsInTheLibrary() throws {
+    @Test(.sqliteOnly) func namesAndSitesNeverBecomePathsInTheLibrary() throws {
         let directory = dir.path("store")
         let store = try WebsiteDataStore(directory: directory)
         let origin = SecurityOrigin(string: "https://example.com")!
@@ -311,7 +312,7 @@ import WebsiteDataTestSupport
         }
     }
 
-    @Test func storeIdentifiersAndSitesCannotEscapeThroughTheCommand() async throws {
+    @Test(.sqliteOnly) func storeIdentifiersAndSitesCannotEscapeThroughTheCommand() async throws {
         let sandbox = dir.path("cli")
         let data = sandbox.appendingPathComponent("data")
         try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
