@@ -7,13 +7,13 @@ import WebsiteDataTestSupport
 /// Cookie changes are appended to the change log and folded into the cookies table in bulk:
 /// whatever the point a fold happened at, the store, a fresh open and the folded table agree
 /// with every change applied in order.
-@Suite(.ownThreads) struct CookieLogTests {
+@Suite(.ownThreads, .bothEngines) struct CookieLogTests {
     let dir = TemporaryDirectory()
 
     /// The cookies the file's cookies table holds (name=value), after folding the whole log.
     func foldedTable(_ store: WebsiteDataStore) throws -> [String: String] {
         try store.database.foldChangeLog()
-        let db = try SQLiteConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        let db = try sideConnection(to: dir.url)
         return Dictionary(
             uniqueKeysWithValues: try db.rows("SELECT name, value FROM cookies") { ($0.string(0), $0.string(1)) })
     }
@@ -141,7 +141,7 @@ import WebsiteDataTestSupport
             try store.httpCookieStore.set("https://other.example.org/", "c=4; Max-Age=86400")
             try store.httpCookieStore.set("https://other.example.org/", "d=; Max-Age=0")
         }
-        let db = try SQLiteConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        let db = try sideConnection(to: dir.url)
         try db.execute("UPDATE cookies SET site = 'zzz-old.example' WHERE name IN ('c', 'd')")
         let reopened = try WebsiteDataStore.testing(dir.url, clock: clock)
         #expect(try view(reopened) == ["p": "1", "c": "4", "m": "1"])
@@ -154,8 +154,8 @@ import WebsiteDataTestSupport
     /// older value must not end on top of it. After every round both objects show the value
     /// the store holds, and at the end so does a fresh open.
     @Test func concurrentWritersOfOneCookieAgreeWithTheStore() throws {
-        let first = try WebsiteDataStore(directory: dir.url)
-        let second = try WebsiteDataStore(directory: dir.url)
+        let first = try TestEngine.openStore(for: dir.url)
+        let second = try TestEngine.openStore(for: dir.url)
         let failures = Locked<[String]>([])
         var disagreements = 0
         for round in 0..<300 {
@@ -171,7 +171,7 @@ import WebsiteDataTestSupport
         }
         #expect(failures.withLock { $0 }.isEmpty)
         #expect(disagreements == 0, "rounds after which the two store objects showed different values")
-        let table = try foldedTable(WebsiteDataStore(directory: dir.url))
+        let table = try foldedTable(TestEngine.openStore(for: dir.url))
         #expect(try view(first) == table)
         #expect(try view(second) == table)
     }
@@ -188,7 +188,7 @@ import WebsiteDataTestSupport
         #expect(try store.httpCookieStore.header("https://example.com/") == "a=1; b=1")
         try store.httpCookieStore.set("https://example.com/", "b=2; Max-Age=86400")
         #expect(try foldedTable(store) == ["a": "1", "b": "2"])
-        let db = try SQLiteConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        let db = try sideConnection(to: dir.url)
         let access = Dictionary(
             uniqueKeysWithValues: try db.rows("SELECT name, last_access FROM cookies") { ($0.string(0), $0.double(1)) })
         #expect(access["a"] == start.timeIntervalSince1970 + 3600)
@@ -216,7 +216,7 @@ import WebsiteDataTestSupport
             let summary = try store.httpCookieStore.setCookies(cookies)
             #expect(summary.stored == perBatch)
         }
-        let db = try SQLiteConnection(location: .file(dir.url.appendingPathComponent(StoreDatabase.fileName)))
+        let db = try sideConnection(to: dir.url)
         let folded = try CookiePersistence.foldedThrough(db)
         #expect(folded > StoreTuning.cookieLogFoldEntries)
         #expect(try db.scalar("SELECT count(*) FROM cookies")?.int64 ?? 0 > 10_000)

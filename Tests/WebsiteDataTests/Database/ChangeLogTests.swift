@@ -7,7 +7,7 @@ import WebsiteDataTestSupport
 
 /// The change log names each change by a stable type code and a cause, keeps positions across
 /// upgrades, and keeps entries within the retention settings.
-@Suite(.ownThreads) struct ChangeLogTests {
+@Suite(.ownThreads, .bothEngines) struct ChangeLogTests {
     let dir = TemporaryDirectory()
     var file: URL { dir.url.appendingPathComponent(StoreDatabase.fileName) }
 
@@ -64,7 +64,7 @@ import WebsiteDataTestSupport
 
     /// A store at schema 6 (the log naming types by the CLI's spelling) keeps its entries at
     /// their positions, now by code, and its numbering continues after its newest.
-    @Test func aSchema6LogKeepsItsEntriesAndPositions() throws {
+    @Test(.sqliteOnly) func aSchema6LogKeepsItsEntriesAndPositions() throws {
         do {
             let db = try SQLiteConnection(location: .file(file))
             try Migrator(migrations: embeddedMigrations.filter { $0.version <= 6 }).migrate(db, path: file.path)
@@ -118,7 +118,7 @@ import WebsiteDataTestSupport
         for index in 0..<10 { try store.localStorage.setItem("old\(index)", "v", origin: origin) }
         let newest = try store.database.newestSequence()
         do {
-            let db = try SQLiteConnection(location: .file(file))
+            let db = try sideConnection(to: dir.url)
             try db.execute("UPDATE change_log SET time = time - 7200")
         }
         try store.database.foldChangeLog()

@@ -40,6 +40,16 @@ extension WebsiteDataStore {
     }
 }
 
+/// A connection of its own to the store that stands for `directory` on this task's engine (its
+/// database file, or its PostgreSQL schema), for tests that look at or change rows behind the
+/// store's back.
+func sideConnection(to directory: URL) throws -> any DatabaseConnection {
+    switch TestEngine.current {
+    case .sqlite: try SQLiteConnection(location: .file(directory.appendingPathComponent(StoreDatabase.fileName)))
+    case .postgreSQL: PostgreSQLStoreConnection(try TestEngine.postgreSQLLocation(for: directory).connect())
+    }
+}
+
 extension HTTPCookieStore {
     /// Sets cookies from `Set-Cookie` strings for a URL string (tests' shorthand).
     @discardableResult
