@@ -242,12 +242,34 @@ public final class PostgreSQLTestCluster: Sendable {
         return process
     }
 
+    /// A TCP port on 127.0.0.1 held, bound but not listening, for as long as the value lives: a
+    /// connection to it is refused at once, and no server started meanwhile (a cluster of another
+    /// test) can take it, as it could a port found free a moment ago.
+    public final class RefusingPort: Sendable {
+        /// The port number.
+        public let port: Int
+        private let descriptor: Int32
+
+        /// Binds a socket to a free port of 127.0.0.1.
+        public init() {
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            port = PostgreSQLTestCluster.bindToFreePort(descriptor)
+        }
+
+        deinit { close(descriptor) }
+    }
+
     /// A TCP port on 127.0.0.1 that nothing listened on a moment ago.
     ///
     /// - Returns: the port.
     public static func freePort() -> Int {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         defer { close(descriptor) }
+        return bindToFreePort(descriptor)
+    }
+
+    /// Binds `descriptor` to a free port of 127.0.0.1; returns the port.
+    static func bindToFreePort(_ descriptor: Int32) -> Int {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")

@@ -131,7 +131,8 @@ import WebsiteDataTestSupport
             ["--json", "cookies", "list"], ["stores", "list"], ["--json", "config", "list"],
         ]
         let refused = uri(wrong, port: cluster.port)
-        let unreachable = uri(wrong, port: PostgreSQLTestCluster.freePort())
+        let refusing = PostgreSQLTestCluster.RefusingPort()
+        let unreachable = uri(wrong, port: refusing.port)
         for (store, cause) in [(refused, "password authentication failed"), (unreachable, "Connection refused")] {
             for command in commands {
                 let result = try sandbox.run(["--store", store] + command)
@@ -142,6 +143,7 @@ import WebsiteDataTestSupport
                 showsNoPassword(result, "\(command)")
             }
         }
+        withExtendedLifetime(refusing) {}
         // With the right password, no output shows it either.
         let accepted = uri(right, port: cluster.port)
         for command in commands + [["--json", "cookies", "header", "https://example.com/"], ["export"]] {

@@ -60,7 +60,8 @@ import WebsiteDataTestSupport
 
     @Test func aServerThatDoesNotAnswerIsUnavailable() throws {
         // A port nothing listens on, and a socket folder with no server.
-        let port = PostgreSQLTestCluster.freePort()
+        let refusing = PostgreSQLTestCluster.RefusingPort()
+        let port = refusing.port
         let attempts = [
             "host=127.0.0.1 port=\(port) user=wk password=unreachable-pw connect_timeout=30",
             "postgresql://wk:unreachable-pw@127.0.0.1:\(port)/postgres",
@@ -71,6 +72,7 @@ import WebsiteDataTestSupport
             #expect(error?.reason == .serverUnavailable, "\(String(describing: error))")
             #expect(error?.description.contains("unreachable-pw") == false)
         }
+        withExtendedLifetime(refusing) {}
         let malformed = #expect(throws: PostgreSQLError.self) {
             try PostgreSQLConnection("host=db password='never-closed")
         }
