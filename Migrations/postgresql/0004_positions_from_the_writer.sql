@@ -1,11 +1,10 @@
--- wkstore PostgreSQL schema 4: the writer gives each appended change-log row its position, and
--- sends the rows by COPY.
+-- wkstore PostgreSQL schema 4: the appending statement gives each change-log row its position.
 --
 -- Positions keep their rules: handed out under the log's transaction-level advisory lock
 -- (PostgreSQLConnection.lockNamespace, 1), which every write transaction takes in its BEGIN, in
--- commit order, with no gap left by a rollback. The writer reads change_log_head under that lock
--- and numbers its rows from the position after it; a row trigger per row (a function call, a
--- setting read and written) cost more than the row itself.
+-- commit order, with no gap left by a rollback. The writer's INSERT numbers its rows from
+-- change_log_head under that lock (StoreDatabase.appendToLog); a trigger call per row (a
+-- function call, a setting read and written) cost more than the row itself.
 --
 -- The statement trigger checks what the rows claim, so no client can break the order: it takes
 -- the lock (at once for a writer that holds it), and the statement's positions must continue the

@@ -104,13 +104,6 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
         }
     }
 
-    /// Sends `rows` by a `COPY … FROM STDIN` statement, inside the caller's transaction.
-    ///
-    /// - Returns: the number of rows copied.
-    func copy<Rows: Sequence>(_ sql: String, rows: Rows) throws -> Int where Rows.Element == [DatabaseValue] {
-        try connection.copy(sql, rows: rows.lazy.map { $0.map(Self.parameter) })
-    }
-
     func scalar(_ sql: String, _ values: [DatabaseValue]) throws -> DatabaseValue? {
         try rows(sql, values) { $0[0] }.first
     }
@@ -228,6 +221,34 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
     }
 
     /// A value as a parameter: numbers untyped, in text, for the server to read as the column's type.
+    /// The text form of a PostgreSQL array of `values` (`{1,NULL,"a \\"b\\""}`), for a parameter
+    /// cast to an array type: every text element is quoted, with `"` and `\\` escaped, so no
+    /// value can end its element or stand for NULL.
+    static func arrayLiteral(_ values: [DatabaseValue]) -> String {
+        var literal = "{"
+        for (index, value) in values.enumerated() {
+            if index > 0 { literal.append(",") }
+            switch value {
+            case .null: literal.append("NULL")
+            case .integer(let v): literal.append(String(v))
+            case .real(let v): literal.append(PostgreSQLValue.double(v).textForm ?? "0")
+            case .text(let v):
+                literal.append("\"")
+                for character in v.unicodeScalars {
+                    if character == "\"" || character == "\\" { literal.append("\\") }
+                    literal.unicodeScalars.append(character)
+                }
+                literal.append("\"")
+            case .blob(let v):
+                literal.append("\"\\\\x")
+                for byte in v { literal.append(String(format: "%02x", byte)) }
+                literal.append("\"")
+            }
+        }
+        literal.append("}")
+        return literal
+    }
+
     static func parameter(_ value: DatabaseValue) -> PostgreSQLValue {
         switch value {
         case .null: .null

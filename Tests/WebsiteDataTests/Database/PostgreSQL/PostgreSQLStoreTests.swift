@@ -175,6 +175,23 @@ import WebsiteDataTestSupport
         #expect(try notified.httpCookieStore.header(site) == "login=yes")
     }
 
+    /// The change log's rows go to the server as arrays: values holding what an array literal
+    /// treats specially (quotes, backslashes, braces, commas, the word NULL) come back as they were.
+    @Test func valuesThatLookLikeArrayLiteralsSurviveTheLog() throws {
+        let url = URL(string: uri)!
+        let values = [#"a"b"#, #"a\b"#, #"\""#, "{x,y}", "NULL", "null", "a,b", "é ü", #"}\{"#, ""]
+        let store = try WebsiteDataStore(url: url)
+        let summary = try store.httpCookieStore.setCookies(
+            fromSetCookieHeaders: values.enumerated().map { "c\($0.offset)=\($0.element)" },
+            for: URL(string: "https://array.example/")!)
+        #expect(summary.stored == values.count, "\(summary)")
+        // A store opened afresh reads them from the log on the server.
+        let reopened = try WebsiteDataStore(url: url).httpCookieStore.allCookies()
+        let stored = Dictionary(uniqueKeysWithValues: reopened.map { ($0.name, $0.value) })
+        #expect(stored == Dictionary(uniqueKeysWithValues: values.enumerated().map { ("c\($0.offset)", $0.element) }))
+        #expect(PostgreSQLStoreConnection.arrayLiteral([.text(#"a"b\"#), .null, .integer(3)]) == #"{"a\"b\\",NULL,3}"#)
+    }
+
     @Test func anotherSchemeIsRefused() throws {
         let error = #expect(throws: StoreError.self) { try WebsiteDataStore(url: URL(string: "mysql://db/x")!) }
         #expect(error?.description.contains("postgresql://") == true)
