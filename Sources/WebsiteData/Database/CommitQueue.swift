@@ -13,6 +13,12 @@ import Synchronization
 /// alone while the others are still waking, and commits hold one or two writes each (with eight
 /// threads on two cores, about 1.5 writes per commit without gathering and 4.5 with it). A lone
 /// writer never waits: nobody else is preparing.
+///
+/// On PostgreSQL a leader gathers every announced writer (`gathersAll`): a commit there is
+/// mostly waiting for the server (round trips, its flush) rather than this process's CPU, so a
+/// core left idle meanwhile costs little, and half of the writers per commit would settle into
+/// two cohorts taking turns, each commit carrying half of what it could (with eight threads,
+/// commits of four responses).
 final class CommitQueue: @unchecked Sendable {
     // All stored properties are read and written only while `mutex` is locked (`committed`,
     // an atomic, is also read without it).
@@ -32,17 +38,26 @@ final class CommitQueue: @unchecked Sendable {
     private var announced = 0
     /// Writes of announced writers queued and not yet taken by a leader.
     private var announcedQueued = 0
-    /// Whether fewer than half of the announced writers have queued their writes.
-    private var announcedStillPreparing: Bool { announced > 2 * announcedQueued }
+    /// Whether fewer than half (or, with `gathersAll`, not all) of the announced writers have
+    /// queued their writes.
+    private var announcedStillPreparing: Bool {
+        gathersAll ? announced > announcedQueued : announced > 2 * announcedQueued
+    }
 
     /// The longest a leader waits for announced writers still preparing.
     let gatherLimit: Duration
+    /// Whether a leader waits for every announced writer, not half of them.
+    let gathersAll: Bool
 
     /// A batch committer: commits the writes in one transaction, returns each one's error or nil.
     typealias Committer = ([PendingWrite]) -> [Error?]
 
-    init(gatherLimit: Duration = .milliseconds(1)) {
+    /// - Parameters:
+    ///   - gatherLimit: the longest a leader waits for announced writers.
+    ///   - gathersAll: wait for every announced writer (PostgreSQL), not half of them.
+    init(gatherLimit: Duration = .milliseconds(1), gathersAll: Bool = false) {
         self.gatherLimit = gatherLimit
+        self.gathersAll = gathersAll
         pthread_mutex_init(mutex, nil)
         var attributes = pthread_condattr_t()
         pthread_condattr_init(&attributes)

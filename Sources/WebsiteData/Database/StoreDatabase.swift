@@ -14,7 +14,8 @@ final class StoreDatabase: Sendable {
     let writer: LockedConnection<any DatabaseConnection>
     /// A second connection for reads, so a lookup never waits for a commit. In memory, `nil`: reads use the writer.
     let reader: LockedConnection<any DatabaseConnection>?
-    private let queue = CommitQueue()
+    /// The group commit of this object's writes; on PostgreSQL it gathers every announced writer.
+    private let queue: CommitQueue
     /// Change-log sequence numbers this object wrote, so its own commits don't look like another process's.
     let ownSequences = Locked<OwnSequences>(OwnSequences())
     /// The store's shared change counter (persistent stores whose directory allows it).
@@ -84,6 +85,7 @@ final class StoreDatabase: Sendable {
         self.directory = directory
         self.folds = folds
         self.strictCoherence = false
+        self.queue = CommitQueue()
         guard let directory else {
             let connection = try SQLiteConnection(location: .memory)
             try Migrator().migrate(connection, path: ":memory:")
@@ -166,6 +168,7 @@ final class StoreDatabase: Sendable {
         self.directory = directory
         self.folds = []
         self.strictCoherence = false
+        self.queue = CommitQueue()
         self.postgreSQL = nil
         self.listener = nil
         self.writerBackend = nil
@@ -225,6 +228,7 @@ final class StoreDatabase: Sendable {
         strictCoherence: Bool = false
     ) throws {
         self.strictCoherence = strictCoherence
+        self.queue = CommitQueue(gathersAll: true)
         self.directory = nil
         self.file = nil
         self.folds = readOnly ? [] : folds
