@@ -171,7 +171,12 @@ import WebsiteDataTestSupport
         #expect(try strict.httpCookieStore.header(site) == "login=yes")
         if withinRecheck { #expect(seenWithoutStrictness == nil, "the held notification was not held") }
 
+        // Released, the notification (held, or still on its way) reaches the other object.
         listener.holdNotifications(false)
+        let deadline = Date().addingTimeInterval(60)
+        while try notified.httpCookieStore.header(site) == nil && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.01)
+        }
         #expect(try notified.httpCookieStore.header(site) == "login=yes")
     }
 
