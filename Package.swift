@@ -32,6 +32,11 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
         .target(name: "CWebsiteDataSupport"),
         .executableTarget(name: "MigrationEmbedder"),
         .plugin(
@@ -41,7 +46,7 @@ let package = Package(
         ),
         .target(
             name: "WebsiteData",
-            dependencies: ["CSQLite", "CPSL", "CPostgreSQL", "CWebsiteDataSupport"],
+            dependencies: ["CSQLite", "CPSL", "CPostgreSQL", "CCrypto", "CWebsiteDataSupport"],
             exclude: ["Cookies/Lookup/README.md"],
             plugins: ["EmbedMigrations"]
         ),

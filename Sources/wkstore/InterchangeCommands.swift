@@ -9,7 +9,11 @@ enum InterchangeCommands {
         static let configuration = CommandConfiguration(
             path: ["import"],
             summary: "import a cookies.txt, a browser extension's cookie array or a Playwright storage state",
-            usage: ["import FILE [--format netscape|storage-state|extension-json] [--strict]"],
+            usage: [
+                "import FILE [--format netscape|storage-state|extension-json] [--strict]",
+                "import --from chromium [--profile DIR] [--site SITE]... [--types cookies] [--keyring-password PASSWORD]",
+                "import --from chromium --list-profiles",
+            ],
             details: """
                 Imports the cookies of FILE (- for standard input): a Netscape cookies.txt as curl \
                 -c, wget and yt-dlp write it, the JSON array of cookies that browser extensions and \
@@ -30,13 +34,49 @@ enum InterchangeCommands {
                 Prints what was read and imported; when the store's limits evicted cookies, it names \
                 the settings to raise (cookies.max-total, cookies.max-per-site).
 
+                With --from chromium, imports the cookies of a browser profile instead of a file: \
+                the profile folder --profile names (Chromium's Default; given a user-data-dir, its \
+                last used profile), or the default profile found in ~/.config/chromium, \
+                ~/.config/google-chrome. The browser may be running: its files are copied to a \
+                private folder and read there, never locked or changed. Values are decrypted as \
+                Chromium does on Linux (v10; v11 with --keyring-password, or the empty password \
+                Chromium uses without a keyring); cookies no password decrypts are left out and \
+                counted on one line. --site and --types limit what is taken; --list-profiles lists \
+                the profiles found. A profile that does not exist, is damaged or too new is refused \
+                whole, and the store is left as it was.
+
                 Examples:
                   wkstore import cookies.txt
                   curl -s -c - https://example.com/ -o /dev/null | wkstore import -
+                  wkstore import --from chromium --site example.com
+                  wkstore import --from chromium --profile ~/.config/chromium/Default
                 """)
 
         @Argument(placeholder: "FILE", help: "a file (or - for standard input)")
-        var path: String
+        var path: String?
+        @Option(
+            name: "from", placeholder: "BROWSER", help: "import a browser profile instead of a file: chromium",
+            parse: InterchangeCommands.browser)
+        var browser: BrowserKind?
+        @Option(
+            name: "profile", placeholder: "DIR",
+            help: "with --from: the profile folder or user-data-dir (default: the browser's default profile)")
+        var profile: String?
+        @Option(
+            name: "site", placeholder: "SITE",
+            help: "with --from: only this site's data (display name); may be repeated",
+            parse: ClearCommand.parseSite)
+        var sites: [String]
+        @Option(
+            name: "types", placeholder: "TYPES", help: "with --from: the data types to take (default: cookies)",
+            parse: ClearCommand.parseTypes)
+        var types: Set<WebsiteDataType>?
+        @Option(
+            name: "keyring-password", placeholder: "PASSWORD",
+            help: "with --from chromium: the keyring's Safe Storage password, for v11 cookie values")
+        var keyringPassword: String?
+        @Flag(name: "list-profiles", help: "with --from: list the profiles found and import nothing")
+        var listProfiles: Bool
         @Option(
             name: "format", placeholder: "FORMAT", help: "netscape or storage-state (default: detected)",
             parse: InterchangeCommands.format)
@@ -124,8 +164,19 @@ enum InterchangeCommands {
 
     /// Imports the file `import` names.
     static func runImport(_ command: ImportCommand, _ invocation: Invocation) async throws {
+        if command.browser != nil {
+            return try ProfileImport.run(command, invocation)
+        }
+        for (given, name) in [
+            (command.profile != nil, "profile"), (!command.sites.isEmpty, "site"), (command.types != nil, "types"),
+            (command.keyringPassword != nil, "keyring-password"), (command.listProfiles, "list-profiles"),
+        ] where given {
+            throw CLIError.usage("--\(name) needs --from BROWSER: it reads a browser profile, not a file")
+        }
+        guard let path = command.path else {
+            throw CLIError.usage("'wkstore import' needs a FILE (or --from BROWSER); see 'wkstore import --help'")
+        }
         let format = command.format
-        let path = command.path
         let file: URL
         var spooled: URL?
         if path == "-" {
@@ -320,6 +371,17 @@ enum InterchangeCommands {
             : "a tab or line break, which the format cannot hold"
         return
             "left out cookie '\(skip.cookie.name)' (\(DataFormat.playwrightDomain(skip.cookie))\(skip.cookie.path)): \(why)"
+    }
+
+    /// A `--from` browser name.
+    ///
+    /// - Throws: `CLIError.usage` listing the browsers for a name that is none of them.
+    static func browser(_ text: String) throws(CLIError) -> BrowserKind {
+        guard let browser = BrowserKind(rawValue: text.lowercased()) else {
+            throw .usage(
+                "unknown --from '\(text)'; browsers: \(BrowserKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return browser
     }
 
     /// A `--format` name.

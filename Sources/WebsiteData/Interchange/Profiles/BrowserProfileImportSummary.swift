@@ -1,0 +1,62 @@
+import Foundation
+
+/// What to take from a browser profile.
+public struct BrowserProfileImportOptions: Sendable, Hashable {
+    /// Display names (`example.com`) whose data to take; `nil` for every site.
+    public var sites: Set<String>?
+    /// The data types to take: `.cookies` and `.localStorage` are read; others are ignored.
+    public var types: Set<WebsiteDataType>
+    /// Passwords to try first for Chromium's `v11` cookie values (the desktop keyring's "Chromium
+    /// Safe Storage" or "Chrome Safe Storage" password), before the empty password Chromium uses
+    /// when no keyring is reachable.
+    public var keyringPasswords: [String]
+
+    /// Creates options.
+    ///
+    /// - Parameters:
+    ///   - sites: display names whose data to take; `nil` for every site.
+    ///   - types: the data types to take.
+    ///   - keyringPasswords: passwords to try for Chromium's `v11` values.
+    public init(
+        sites: Set<String>? = nil, types: Set<WebsiteDataType> = [.cookies, .localStorage],
+        keyringPasswords: [String] = []
+    ) {
+        self.sites = sites
+        self.types = types
+        self.keyringPasswords = keyringPasswords
+    }
+}
+
+/// What an import from a browser profile did.
+public struct BrowserProfileImportSummary: Sendable, Hashable {
+    /// The profile read.
+    public let profile: BrowserProfile
+    /// The cookies: read, imported, expired, evicted, refused (each refusal's `line` is the
+    /// cookie's 1-based row in the browser's cookie table, in the table's order).
+    public var cookies = CookieImportSummary()
+    /// Cookies left out because no password tried decrypts their value (Chromium `v11`).
+    public var cookiesNeedingKeyringPassword = 0
+    /// Cookies left out because their value could not be read at all, with why.
+    public var unreadableCookies = 0
+    /// One line for each thing a user should know: what was left out and how to get it.
+    public var notes: [String] = []
+
+    /// Creates an empty summary for a profile.
+    ///
+    /// - Parameter profile: the profile read.
+    public init(profile: BrowserProfile) {
+        self.profile = profile
+    }
+
+    /// Whether anything the profile holds was left out.
+    public var hasOmissions: Bool {
+        cookies.hasRefusals || cookiesNeedingKeyringPassword > 0 || unreadableCookies > 0
+    }
+}
+
+extension BrowserProfileImportSummary: CustomStringConvertible {
+    /// `chromium Default: read 9 cookies: imported 9`.
+    public var description: String {
+        "\(profile.installation) \(profile.name): \(cookies.description)"
+    }
+}

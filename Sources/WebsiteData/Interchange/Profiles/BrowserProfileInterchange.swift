@@ -1,0 +1,131 @@
+import Foundation
+
+/// Moves a logged-in browser session into a store: the cookies of a Chromium or Firefox
+/// profile on disk.
+///
+/// A profile is read while its browser may be running: each database is copied, with its
+/// journal and write-ahead log, to a private folder first (`ProfileSnapshot`), so the browser's
+/// files are never locked or changed. A profile file is untrusted input: every cookie meets the
+/// rules a `Set-Cookie` over HTTPS from its own domain would, in one transaction, and each one
+/// refused is listed with its row and the reason. A profile that does not exist, is not a
+/// profile, is damaged or has a layout newer than this version reads is refused whole, before
+/// the store is touched. Docs/interchange.md describes the layouts read.
+public enum BrowserProfileInterchange {
+    /// The profiles of a browser found where it keeps them on Linux: Chromium's user-data-dirs
+    /// under `$XDG_CONFIG_HOME` (`~/.config/chromium`, `~/.config/google-chrome`…), Firefox's
+    /// `profiles.ini` (`~/.mozilla/firefox`).
+    ///
+    /// - Parameters:
+    ///   - browser: the browser.
+    ///   - environment: where `HOME` and `XDG_CONFIG_HOME` are read; this process's by default.
+    /// - Returns: the profiles found, each installation's in name order; empty when none is.
+    public static func profiles(
+        of browser: BrowserKind, environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> [BrowserProfile] {
+        switch browser {
+        case .chromium: BrowserProfileDiscovery.chromiumProfiles(environment)
+        }
+    }
+
+    /// The profile a user named, or the browser's default one.
+    ///
+    /// - Parameters:
+    ///   - browser: the browser.
+    ///   - path: a profile folder; for Chromium also a user-data-dir (its `Local State`'s
+    ///     `profile.last_used` profile is taken). `nil` for the default profile of the first
+    ///     installation found.
+    ///   - environment: where `HOME` and `XDG_CONFIG_HOME` are read; this process's by default.
+    /// - Returns: the profile.
+    /// - Throws: `BrowserProfileError` `.notFound` when the folder (or any profile) does not
+    ///   exist, `.notAProfile` when the folder is not one of the browser's profiles.
+    public static func profile(
+        of browser: BrowserKind, at path: String? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(BrowserProfileError) -> BrowserProfile {
+        switch browser {
+        case .chromium: try BrowserProfileDiscovery.chromiumProfile(at: path, environment: environment)
+        }
+    }
+
+    /// Imports the cookies of a browser profile into a store, in one transaction.
+    ///
+    /// Everything is read and decrypted before the store is touched. Cookies whose value no
+    /// password decrypts (Chromium `v11` without the keyring's password) are left out, counted,
+    /// and named in one line of `notes`; the rest are imported.
+    ///
+    /// - Parameters:
+    ///   - profile: the profile (from `profile(of:at:environment:)` or `profiles(of:environment:)`).
+    ///   - store: the store to import into.
+    ///   - options: the sites, the types and the keyring passwords.
+    /// - Returns: what was read, imported and left out, with why.
+    /// - Throws: `BrowserProfileError` for a profile file that is missing, damaged or too new;
+    ///   `StoreError` when the store cannot commit. Nothing is imported in either case.
+    @discardableResult
+    public static func importProfile(
+        _ profile: BrowserProfile, into store: WebsiteDataStore, options: BrowserProfileImportOptions = .init()
+    ) throws -> BrowserProfileImportSummary {
+        var summary = BrowserProfileImportSummary(profile: profile)
+        let snapshot = try ProfileSnapshot()
+        var items: [CookieImportItem] = []
+        if options.types.contains(.cookies) {
+            switch profile.browser {
+            case .chromium:
+                items = try chromiumCookies(profile, snapshot: snapshot, options: options, summary: &summary)
+            }
+        }
+        var remaining = items[...]
+        summary.cookies = try store.httpCookieStore.importCookies(options: .lenient) { remaining.popFirst() }
+        return summary
+    }
+
+    /// The cookies of a Chromium profile, decrypted and mapped, for the store's import.
+    static func chromiumCookies(
+        _ profile: BrowserProfile, snapshot: ProfileSnapshot, options: BrowserProfileImportOptions,
+        summary: inout BrowserProfileImportSummary
+    ) throws(BrowserProfileError) -> [CookieImportItem] {
+        guard let file = BrowserProfileDiscovery.chromiumCookies(profile.directory) else { return [] }
+        let copy = try snapshot.copySQLite(file)
+        let (version, rows) = try ChromiumCookiesFile.read(copy: copy, original: file)
+        let decryptor = ChromiumCookieDecryptor(keyringPasswords: options.keyringPasswords, version: version)
+        var items: [CookieImportItem] = []
+        var unreadable: [String] = []
+        for (index, row) in rows.enumerated() {
+            var domain = row.hostKey.lowercased()
+            let isHostOnly = !domain.hasPrefix(".")
+            if !isHostOnly { domain.removeFirst() }
+            if let sites = options.sites, !sites.contains(Site.displayName(forHost: domain)) { continue }
+            let value: String
+            switch decryptor.value(of: row) {
+            case .value(let text): value = text
+            case .needsKeyringPassword:
+                summary.cookiesNeedingKeyringPassword += 1
+                continue
+            case .unreadable(let why):
+                summary.unreadableCookies += 1
+                if unreadable.count < 3 { unreadable.append("'\(row.name)' (\(row.hostKey)\(row.path)): \(why)") }
+                continue
+            }
+            // A cookie is persistent only with both flags; Chromium writes expires_utc 0 otherwise.
+            let expires = row.isPersistent && row.hasExpires ? ChromiumCookiesFile.date(row.expiresUTC) : nil
+            let cookie = Cookie(
+                name: row.name, value: value, domain: domain, path: row.path, isHostOnly: isHostOnly,
+                isSecure: row.isSecure, isHTTPOnly: row.isHTTPOnly,
+                sameSite: ChromiumCookiesFile.sameSite(row.sameSite),
+                partitionKey: row.topFrameSiteKey, expires: expires, created: ChromiumCookiesFile.date(row.creationUTC),
+                lastAccess: ChromiumCookiesFile.date(row.lastAccessUTC))
+            items.append(.cookie(cookie, line: index + 1))
+        }
+        if summary.cookiesNeedingKeyringPassword > 0 {
+            let count = summary.cookiesNeedingKeyringPassword
+            summary.notes.append(
+                "\(profile.installation) \(profile.name): left out \(count) cookie\(count == 1 ? "" : "s") encrypted with the desktop keyring's password (v11), which no password tried decrypts; give it with --keyring-password (secret-tool lookup application \(profile.installation == "chromium" ? "chromium" : "chrome"))"
+            )
+        }
+        if summary.unreadableCookies > 0 {
+            summary.notes.append(
+                "\(profile.installation) \(profile.name): left out \(summary.unreadableCookies) cookie\(summary.unreadableCookies == 1 ? "" : "s") whose value cannot be read: "
+                    + unreadable.joined(separator: "; ") + (summary.unreadableCookies > unreadable.count ? "; …" : ""))
+        }
+        return items
+    }
+}

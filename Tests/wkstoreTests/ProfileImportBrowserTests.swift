@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+import WebsiteData
+import WebsiteDataTestSupport
+
+/// `wkstore import --from chromium`: a profile a real headless Chromium wrote while loading a
+/// page from a loopback server, imported; the store must send what the browser sent.
+@Suite("ProfileImportBrowser", .serialized, .ownThreads)
+struct ProfileImportBrowserTests {
+    /// The store's view of one URL: its `Cookie` header and the cookies behind it.
+    struct View {
+        let header: String
+        let cookies: [[String: Any]]
+        /// What page script sees: the header's cookies that are not HttpOnly.
+        var documentCookie: String {
+            cookies.filter { $0["httpOnly"] as? Bool == false }.map { "\($0["name"]!)=\($0["value"]!)" }
+                .joined(separator: "; ")
+        }
+    }
+
+    func view(_ sandbox: Sandbox, _ url: String, store: URL? = nil) throws -> View {
+        let result = try sandbox.run(try sandbox.storeArguments(store) + ["cookies", "header", url, "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let object = try result.object()
+        return View(header: object["cookie"] as? String ?? "", cookies: object["cookies"] as? [[String: Any]] ?? [])
+    }
+
+    @Test func chromiumProfileImportSendsWhatChromiumSent() throws {
+        let sandbox = try Sandbox()
+        let server = try BrowserPageServer(directory: sandbox.root)
+        defer { server.stop() }
+        let userDataDir = sandbox.root.appendingPathComponent("chromium")
+        let origin = "http://localhost:\(server.port)"
+        try HeadlessBrowser.chromium(origin + "/page", userDataDir: userDataDir)
+        let seen = try server.report("/report")
+        let seenSub = try server.report("/sub/report")
+        #expect(seen.storage == BrowserPageServer.storageItems)
+
+        // A user-data-dir reads as its last used profile (Default here).
+        let imported = try sandbox.runInStore(["import", "--from", "chromium", "--profile", userDataDir.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        let cookieCount = BrowserPageServer.setCookies.count + 2
+        #expect(imported.stdout.contains("read \(cookieCount) cookies: imported \(cookieCount)"), "\(imported.stdout)")
+
+        let root = try view(sandbox, origin + "/report")
+        #expect(root.header == seen.header)
+        #expect(root.documentCookie == seen.documentCookie)
+        let sub = try view(sandbox, origin + "/sub/report")
+        #expect(sub.header == seenSub.header)
+        #expect(sub.header.hasPrefix("deep=2; "))
+
+        // Attributes survive: SameSite, Secure, HttpOnly, session or not, the exact expiry.
+        let listed = try sandbox.runInStore(["cookies", "list", "--json"]).objects()
+        func cookie(_ name: String) throws -> [String: Any] {
+            try #require(listed.first { $0["name"] as? String == name }, "no cookie \(name)")
+        }
+        #expect(try cookie("strict")["sameSite"] as? String == "Strict")
+        #expect(try cookie("lax")["sameSite"] as? String == "Lax")
+        #expect(try cookie("nonesec")["sameSite"] as? String == "None")
+        #expect(try cookie("nonesec")["secure"] as? Bool == true)
+        #expect(try cookie("http")["httpOnly"] as? Bool == true)
+        #expect((try cookie("sess")["expires"] as? NSNumber)?.doubleValue == -1)
+        // Chromium caps Expires at 400 days as the store does: the expiry is the one in its file.
+        let stored = try runTool(
+            [
+                "sqlite3", "-readonly", userDataDir.appendingPathComponent("Default/Cookies").path,
+                "SELECT expires_utc FROM cookies WHERE name = 'persist'",
+            ], in: sandbox.root)
+        let microseconds = try #require(Int64(stored.output.trimmingCharacters(in: .whitespacesAndNewlines)))
+        let expires = try #require((try cookie("persist")["expires"] as? NSNumber)?.doubleValue)
+        #expect(abs(expires - (Double(microseconds) / 1e6 - 11_644_473_600)) < 0.001)
+        #expect(try cookie("hostonly")["hostOnly"] as? Bool == true)
+        #expect(try cookie("quoted")["value"] as? String == "\"a b\"")
+
+        // --site limits the import to display names.
+        let other = sandbox.root.appendingPathComponent("other-store")
+        let none = try sandbox.run(
+            try sandbox.storeArguments(other) + [
+                "import", "--from", "chromium", "--profile", userDataDir.appendingPathComponent("Default").path,
+                "--site", "example.com",
+            ])
+        #expect(none.status == 0, "\(none.stderr)")
+        #expect(none.stdout.contains("read 0 cookies"))
+        let some = try sandbox.run(
+            try sandbox.storeArguments(other) + [
+                "import", "--from", "chromium", "--profile", userDataDir.path, "--site", "localhost",
+            ])
+        #expect(some.stdout.contains("imported \(cookieCount)"))
+
+        // --list-profiles finds the profile where Chromium keeps it, given a home.
+        let config = sandbox.root.appendingPathComponent("home/.config")
+        try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
+        try FileManager.default.moveItem(at: userDataDir, to: config.appendingPathComponent("chromium"))
+        let list = try sandbox.run(["import", "--from", "chromium", "--list-profiles"])
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.lines == ["chromium Default \(config.path)/chromium/Default (default)"])
+        let third = sandbox.root.appendingPathComponent("third-store")
+        let byDefault = try sandbox.run(try sandbox.storeArguments(third) + ["import", "--from", "chromium"])
+        #expect(byDefault.stdout == "chromium Default: read \(cookieCount) cookies: imported \(cookieCount)\n")
+    }
+}
