@@ -37,6 +37,11 @@ let package = Package(
             pkgConfig: "libcrypto",
             providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
         ),
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
+        ),
         .target(name: "CWebsiteDataSupport"),
         .executableTarget(name: "MigrationEmbedder"),
         .plugin(
@@ -46,7 +51,7 @@ let package = Package(
         ),
         .target(
             name: "WebsiteData",
-            dependencies: ["CSQLite", "CPSL", "CPostgreSQL", "CCrypto", "CWebsiteDataSupport"],
+            dependencies: ["CSQLite", "CPSL", "CPostgreSQL", "CCrypto", "CLZ4", "CWebsiteDataSupport"],
             exclude: ["Cookies/Lookup/README.md"],
             plugins: ["EmbedMigrations"]
         ),

@@ -14,6 +14,12 @@ extension InterchangeCommands {
             if command.strict {
                 throw CLIError.usage("--strict is for a FILE; an import --from lists what it leaves out instead")
             }
+            if browser != .chromium, command.keyringPassword != nil {
+                throw CLIError.usage("--keyring-password is for --from chromium")
+            }
+            if browser != .firefox, command.container != nil {
+                throw CLIError.usage("--container is for --from firefox")
+            }
             let output = invocation.output
             if command.listProfiles {
                 if command.profile != nil {
@@ -31,10 +37,12 @@ extension InterchangeCommands {
             let profile = try BrowserProfileInterchange.profile(of: browser, at: command.profile)
             let options = BrowserProfileImportOptions(
                 sites: ClearCommand.readSites(command.sites), types: types,
-                keyringPasswords: command.keyringPassword.map { [$0] } ?? [])
+                keyringPasswords: command.keyringPassword.map { [$0] } ?? [], container: command.container)
             let store = try invocation.openStore(for: .write)
             let summary = try BrowserProfileInterchange.importProfile(profile, into: store, options: options)
-            let refusals = summary.cookies.refusals.map { "cookie row \($0.line): \($0.reason)" }
+            let refusals = summary.cookies.refusals.map { refusal in
+                (refusal.path ?? "cookie row \(refusal.line)") + ": " + refusal.reason
+            }
             // Anything left out fails the import for a script (exit 1), after everything is reported.
             let failed = summary.hasOmissions ? CLIError.failure(nil) : nil
             if output.json {
@@ -85,6 +93,7 @@ extension InterchangeCommands {
                 ("refused", .int(Int64(cookies.refused))),
                 ("needingKeyringPassword", .int(Int64(summary.cookiesNeedingKeyringPassword))),
                 ("unreadable", .int(Int64(summary.unreadableCookies))),
+                ("sessionCookies", .int(Int64(summary.sessionCookies))),
                 ("refusals", .array(refusals.map(JSONValue.string))),
                 ("notes", .array(summary.notes.map(JSONValue.string))),
                 ("message", .string(summary.description)),

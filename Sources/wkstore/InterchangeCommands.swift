@@ -12,7 +12,8 @@ enum InterchangeCommands {
             usage: [
                 "import FILE [--format netscape|storage-state|extension-json] [--strict]",
                 "import --from chromium [--profile DIR] [--site SITE]... [--types cookies] [--keyring-password PASSWORD]",
-                "import --from chromium --list-profiles",
+                "import --from firefox [--profile DIR] [--site SITE]... [--types cookies] [--container NAME]",
+                "import --from chromium|firefox --list-profiles",
             ],
             details: """
                 Imports the cookies of FILE (- for standard input): a Netscape cookies.txt as curl \
@@ -34,15 +35,17 @@ enum InterchangeCommands {
                 Prints what was read and imported; when the store's limits evicted cookies, it names \
                 the settings to raise (cookies.max-total, cookies.max-per-site).
 
-                With --from chromium, imports the cookies of a browser profile instead of a file: \
-                the profile folder --profile names (Chromium's Default; given a user-data-dir, its \
-                last used profile), or the default profile found in ~/.config/chromium, \
-                ~/.config/google-chrome. The browser may be running: its files are copied to a \
-                private folder and read there, never locked or changed. Values are decrypted as \
-                Chromium does on Linux (v10; v11 with --keyring-password, or the empty password \
-                Chromium uses without a keyring); cookies no password decrypts are left out and \
-                counted on one line. --site and --types limit what is taken; --list-profiles lists \
-                the profiles found. A profile that does not exist, is damaged or too new is refused \
+                With --from chromium or firefox, imports the cookies of a browser profile instead of \
+                a file: the profile folder --profile names (Chromium's Default, or a user-data-dir \
+                for its last used profile; a Firefox profile folder), or the default profile found \
+                in ~/.config/chromium, ~/.config/google-chrome or ~/.mozilla/firefox/profiles.ini. \
+                The browser may be running: its files are copied to a private folder and read there, \
+                never locked or changed. Chromium values are decrypted as Chromium does on Linux \
+                (v10; v11 with --keyring-password, or the empty password Chromium uses without a \
+                keyring); cookies no password decrypts are left out and counted on one line. \
+                Firefox's session cookies come from its session store; --container takes a \
+                container's cookies instead of the default ones. --site and --types limit what is \
+                taken; --list-profiles lists the profiles found. A profile that does not exist, is damaged or too new is refused \
                 whole, and the store is left as it was.
 
                 Examples:
@@ -50,12 +53,14 @@ enum InterchangeCommands {
                   curl -s -c - https://example.com/ -o /dev/null | wkstore import -
                   wkstore import --from chromium --site example.com
                   wkstore import --from chromium --profile ~/.config/chromium/Default
+                  wkstore import --from firefox --container Work
                 """)
 
         @Argument(placeholder: "FILE", help: "a file (or - for standard input)")
         var path: String?
         @Option(
-            name: "from", placeholder: "BROWSER", help: "import a browser profile instead of a file: chromium",
+            name: "from", placeholder: "BROWSER",
+            help: "import a browser profile instead of a file: chromium or firefox",
             parse: InterchangeCommands.browser)
         var browser: BrowserKind?
         @Option(
@@ -75,6 +80,10 @@ enum InterchangeCommands {
             name: "keyring-password", placeholder: "PASSWORD",
             help: "with --from chromium: the keyring's Safe Storage password, for v11 cookie values")
         var keyringPassword: String?
+        @Option(
+            name: "container", placeholder: "NAME",
+            help: "with --from firefox: the container whose cookies to take (default: none)")
+        var container: String?
         @Flag(name: "list-profiles", help: "with --from: list the profiles found and import nothing")
         var listProfiles: Bool
         @Option(
@@ -169,7 +178,8 @@ enum InterchangeCommands {
         }
         for (given, name) in [
             (command.profile != nil, "profile"), (!command.sites.isEmpty, "site"), (command.types != nil, "types"),
-            (command.keyringPassword != nil, "keyring-password"), (command.listProfiles, "list-profiles"),
+            (command.keyringPassword != nil, "keyring-password"), (command.container != nil, "container"),
+            (command.listProfiles, "list-profiles"),
         ] where given {
             throw CLIError.usage("--\(name) needs --from BROWSER: it reads a browser profile, not a file")
         }

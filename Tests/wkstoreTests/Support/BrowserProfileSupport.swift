@@ -120,10 +120,10 @@ final class BrowserPageServer {
         let storage: [String: String]
     }
 
-    /// The report made to `path` (`/report`, `/sub/report`).
+    /// The last report made to `path` (`/report`, `/sub/report`).
     func report(_ path: String) throws -> Report {
         let text = try String(contentsOf: directory.appendingPathComponent("reports.jsonl"), encoding: .utf8)
-        for line in text.split(separator: "\n") {
+        for line in text.split(separator: "\n").reversed() {
             let entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             guard entry["path"] as? String == path, let body = entry["body"] as? [String: Any] else { continue }
             return Report(
@@ -162,9 +162,27 @@ enum HeadlessBrowser {
             ], name: "chromium", in: userDataDir.deletingLastPathComponent())
     }
 
-    /// Runs a browser command to completion.
+    /// Loads `url` in headless Firefox ESR with a profile folder of its own; it exits once the
+    /// page has loaded and its screenshot is written.
+    static func firefox(_ url: String, profile: URL) throws {
+        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+        try run(
+            [
+                "timeout", "-k", "10", "240", "firefox-esr", "--headless", "--no-remote", "--profile", profile.path,
+                "--screenshot", profile.deletingLastPathComponent().appendingPathComponent("firefox.png").path, url,
+            ], name: "firefox-esr", in: profile.deletingLastPathComponent())
+    }
+
+    /// Runs a browser command to completion, with a home of its own beside `directory`'s files
+    /// so that nothing is written to the user's.
     static func run(_ arguments: [String], name: String, in directory: URL) throws {
-        let (status, output) = try runToolCapturingBytes(arguments, in: directory)
+        let home = directory.appendingPathComponent("browser-home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.path
+        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent(".config").path
+        environment["XDG_CACHE_HOME"] = home.appendingPathComponent(".cache").path
+        let (status, output) = try runToolCapturingBytes(arguments, in: directory, environment: environment)
         guard status == 0 else {
             let tail = String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(12).joined(separator: "\n")
             throw BrowserFailure(

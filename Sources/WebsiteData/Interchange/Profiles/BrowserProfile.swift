@@ -4,6 +4,8 @@ import Foundation
 public enum BrowserKind: String, Sendable, Hashable, CaseIterable {
     /// Chromium and the browsers built on it that keep Chromium's layout (Google Chrome).
     case chromium
+    /// Firefox, Firefox ESR included.
+    case firefox
 }
 
 /// A browser profile on disk: the folder holding one user's cookies and site data.

@@ -10,6 +10,10 @@ public struct BrowserProfileImportOptions: Sendable, Hashable {
     /// Safe Storage" or "Chrome Safe Storage" password), before the empty password Chromium uses
     /// when no keyring is reachable.
     public var keyringPasswords: [String]
+    /// The Firefox container (a name in the profile's `containers.json`, or one of Firefox's
+    /// built-in Personal, Work, Banking, Shopping) whose cookies to take; `nil` for the default,
+    /// no container.
+    public var container: String?
 
     /// Creates options.
     ///
@@ -17,13 +21,15 @@ public struct BrowserProfileImportOptions: Sendable, Hashable {
     ///   - sites: display names whose data to take; `nil` for every site.
     ///   - types: the data types to take.
     ///   - keyringPasswords: passwords to try for Chromium's `v11` values.
+    ///   - container: the Firefox container whose cookies to take; `nil` for none.
     public init(
         sites: Set<String>? = nil, types: Set<WebsiteDataType> = [.cookies, .localStorage],
-        keyringPasswords: [String] = []
+        keyringPasswords: [String] = [], container: String? = nil
     ) {
         self.sites = sites
         self.types = types
         self.keyringPasswords = keyringPasswords
+        self.container = container
     }
 }
 
@@ -32,8 +38,11 @@ public struct BrowserProfileImportSummary: Sendable, Hashable {
     /// The profile read.
     public let profile: BrowserProfile
     /// The cookies: read, imported, expired, evicted, refused (each refusal's `line` is the
-    /// cookie's 1-based row in the browser's cookie table, in the table's order).
+    /// cookie's 1-based row in the browser's cookie table, in the order read; for a Firefox
+    /// session cookie its `path` names the session store's entry instead).
     public var cookies = CookieImportSummary()
+    /// Session cookies read from Firefox's session store (they are in `cookies` too).
+    public var sessionCookies = 0
     /// Cookies left out because no password tried decrypts their value (Chromium `v11`).
     public var cookiesNeedingKeyringPassword = 0
     /// Cookies left out because their value could not be read at all, with why.

@@ -24,6 +24,7 @@ public enum BrowserProfileInterchange {
     ) -> [BrowserProfile] {
         switch browser {
         case .chromium: BrowserProfileDiscovery.chromiumProfiles(environment)
+        case .firefox: FirefoxProfiles.profiles(environment)
         }
     }
 
@@ -44,6 +45,7 @@ public enum BrowserProfileInterchange {
     ) throws(BrowserProfileError) -> BrowserProfile {
         switch browser {
         case .chromium: try BrowserProfileDiscovery.chromiumProfile(at: path, environment: environment)
+        case .firefox: try FirefoxProfiles.profile(at: path, environment: environment)
         }
     }
 
@@ -71,6 +73,8 @@ public enum BrowserProfileInterchange {
             switch profile.browser {
             case .chromium:
                 items = try chromiumCookies(profile, snapshot: snapshot, options: options, summary: &summary)
+            case .firefox:
+                items = try FirefoxCookies.items(profile, snapshot: snapshot, options: options, summary: &summary)
             }
         }
         var remaining = items[...]
