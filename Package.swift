@@ -42,6 +42,16 @@ let package = Package(
             pkgConfig: "liblz4",
             providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
         ),
+        .systemLibrary(
+            name: "CSnappy",
+            pkgConfig: "snappy",
+            providers: [.apt(["libsnappy-dev"]), .brew(["snappy"])]
+        ),
+        // Debian's libleveldb-dev has no pkg-config file: the header and library are on the default paths.
+        .systemLibrary(
+            name: "CLevelDB",
+            providers: [.apt(["libleveldb-dev"]), .brew(["leveldb"])]
+        ),
         .target(name: "CWebsiteDataSupport"),
         .executableTarget(name: "MigrationEmbedder"),
         .plugin(
@@ -51,7 +61,10 @@ let package = Package(
         ),
         .target(
             name: "WebsiteData",
-            dependencies: ["CSQLite", "CPSL", "CPostgreSQL", "CCrypto", "CLZ4", "CWebsiteDataSupport"],
+            dependencies: [
+                "CSQLite", "CPSL", "CPostgreSQL", "CCrypto", "CLZ4", "CSnappy", "CLevelDB",
+                "CWebsiteDataSupport",
+            ],
             exclude: ["Cookies/Lookup/README.md"],
             plugins: ["EmbedMigrations"]
         ),

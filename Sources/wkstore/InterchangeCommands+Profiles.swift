@@ -28,7 +28,7 @@ extension InterchangeCommands {
                 return try list(browser, output)
             }
             let types = command.types ?? [.cookies, .localStorage]
-            let readable: Set<WebsiteDataType> = [.cookies]
+            let readable: Set<WebsiteDataType> = [.cookies, .localStorage]
             if types.isDisjoint(with: readable) {
                 throw CLIError.usage(
                     "--types: an import from \(browser.rawValue) takes \(readable.map(\.cliName).sorted().joined(separator: ", "))"
@@ -49,7 +49,7 @@ extension InterchangeCommands {
                 output.write(json(summary, refusals: refusals))
             } else {
                 output.line(summary.description)
-                for line in summary.notes + refusals { Output.message(line) }
+                for line in summary.notes + refusals + summary.localStorageRefusals { Output.message(line) }
                 if summary.cookies.refused > summary.cookies.refusals.count {
                     Output.message("… and \(summary.cookies.refused - summary.cookies.refusals.count) more refused")
                 }
@@ -94,6 +94,9 @@ extension InterchangeCommands {
                 ("needingKeyringPassword", .int(Int64(summary.cookiesNeedingKeyringPassword))),
                 ("unreadable", .int(Int64(summary.unreadableCookies))),
                 ("sessionCookies", .int(Int64(summary.sessionCookies))),
+                ("localStorageOrigins", .int(Int64(summary.localStorageOrigins))),
+                ("localStorageItems", .int(Int64(summary.localStorageItems))),
+                ("localStorageRefusals", .array(summary.localStorageRefusals.map(JSONValue.string))),
                 ("refusals", .array(refusals.map(JSONValue.string))),
                 ("notes", .array(summary.notes.map(JSONValue.string))),
                 ("message", .string(summary.description)),

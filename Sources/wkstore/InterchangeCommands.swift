@@ -11,8 +11,8 @@ enum InterchangeCommands {
             summary: "import a cookies.txt, a browser extension's cookie array or a Playwright storage state",
             usage: [
                 "import FILE [--format netscape|storage-state|extension-json] [--strict]",
-                "import --from chromium [--profile DIR] [--site SITE]... [--types cookies] [--keyring-password PASSWORD]",
-                "import --from firefox [--profile DIR] [--site SITE]... [--types cookies] [--container NAME]",
+                "import --from chromium [--profile DIR] [--site SITE]... [--types cookies,localstorage] [--keyring-password PASSWORD]",
+                "import --from firefox [--profile DIR] [--site SITE]... [--types cookies,localstorage] [--container NAME]",
                 "import --from chromium|firefox --list-profiles",
             ],
             details: """
@@ -35,7 +35,7 @@ enum InterchangeCommands {
                 Prints what was read and imported; when the store's limits evicted cookies, it names \
                 the settings to raise (cookies.max-total, cookies.max-per-site).
 
-                With --from chromium or firefox, imports the cookies of a browser profile instead of \
+                With --from chromium or firefox, imports the cookies and localStorage of a browser profile instead of \
                 a file: the profile folder --profile names (Chromium's Default, or a user-data-dir \
                 for its last used profile; a Firefox profile folder), or the default profile found \
                 in ~/.config/chromium, ~/.config/google-chrome or ~/.mozilla/firefox/profiles.ini. \
@@ -73,7 +73,8 @@ enum InterchangeCommands {
             parse: ClearCommand.parseSite)
         var sites: [String]
         @Option(
-            name: "types", placeholder: "TYPES", help: "with --from: the data types to take (default: cookies)",
+            name: "types", placeholder: "TYPES",
+            help: "with --from: the data types to take (default: cookies,localstorage)",
             parse: ClearCommand.parseTypes)
         var types: Set<WebsiteDataType>?
         @Option(

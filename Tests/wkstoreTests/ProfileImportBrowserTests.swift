@@ -25,6 +25,17 @@ struct ProfileImportBrowserTests {
         return View(header: object["cookie"] as? String ?? "", cookies: object["cookies"] as? [[String: Any]] ?? [])
     }
 
+    /// Requires the store's localStorage of `origin` to be what the page saw.
+    func expectStorage(_ sandbox: Sandbox, _ origin: String, _ seen: [String: String], store: URL? = nil) throws {
+        for (key, value) in seen {
+            let got = try sandbox.run(try sandbox.storeArguments(store) + ["storage", "get", "--origin", origin, key])
+            #expect(got.status == 0, "\(key): \(got.stderr)")
+            #expect(got.stdout == value + "\n", "\(key)")
+        }
+        let listed = try sandbox.run(try sandbox.storeArguments(store) + ["storage", "list", "--origin", origin])
+        #expect(listed.lines.count == seen.count, "\(listed.stdout)")
+    }
+
     @Test func chromiumProfileImportSendsWhatChromiumSent() throws {
         let sandbox = try Sandbox()
         let server = try BrowserPageServer(directory: sandbox.root)
@@ -55,7 +66,12 @@ struct ProfileImportBrowserTests {
         let imported = try sandbox.runInStore(["import", "--from", "chromium", "--profile", userDataDir.path])
         #expect(imported.status == 0, "\(imported.stderr)")
         let cookieCount = BrowserPageServer.setCookies.count + 2
-        #expect(imported.stdout.contains("read \(cookieCount) cookies: imported \(cookieCount)"), "\(imported.stdout)")
+        #expect(
+            imported.stdout.contains(
+                "read \(cookieCount) cookies: imported \(cookieCount); 1 origin: \(seen.storage.count) localStorage items"
+            ),
+            "\(imported.stdout)")
+        try expectStorage(sandbox, origin, seen.storage)
 
         let root = try view(sandbox, origin + "/report")
         #expect(root.header == seen.header)
@@ -111,7 +127,16 @@ struct ProfileImportBrowserTests {
         #expect(list.lines == ["chromium Default \(config.path)/chromium/Default (default)"])
         let third = sandbox.root.appendingPathComponent("third-store")
         let byDefault = try sandbox.run(try sandbox.storeArguments(third) + ["import", "--from", "chromium"])
-        #expect(byDefault.stdout == "chromium Default: read \(cookieCount) cookies: imported \(cookieCount)\n")
+        #expect(
+            byDefault.stdout
+                == "chromium Default: read \(cookieCount) cookies: imported \(cookieCount); 1 origin: \(seen.storage.count) localStorage items\n"
+        )
+        // --types localstorage takes the items only.
+        let fourth = sandbox.root.appendingPathComponent("fourth-store")
+        let itemsOnly = try sandbox.run(
+            try sandbox.storeArguments(fourth) + ["import", "--from", "chromium", "--types", "localstorage"])
+        #expect(itemsOnly.stdout.hasPrefix("chromium Default: read 0 cookies"), "\(itemsOnly.stdout)")
+        try expectStorage(sandbox, origin, seen.storage, store: fourth)
     }
 
     @Test func firefoxProfileImportSendsWhatFirefoxKept() throws {
@@ -140,7 +165,18 @@ struct ProfileImportBrowserTests {
 
         let imported = try sandbox.runInStore(["import", "--from", "firefox", "--profile", profile.path])
         #expect(imported.status == 0, "\(imported.stderr)")
-        #expect(imported.stdout.contains("read 4 cookies: imported 4"), "\(imported.stdout)")
+        #expect(
+            imported.stdout.contains("read 4 cookies: imported 4; 1 origin: \(seen.storage.count) localStorage items"),
+            "\(imported.stdout)")
+        try expectStorage(sandbox, origin, seen.storage)
+        // The long value is one Firefox keeps Snappy-compressed, the others UTF-8: both were read.
+        let formats = try runTool(
+            [
+                "sqlite3", "-readonly",
+                "file:\(profile.path)/storage/default/http+++localhost+\(server.port)/ls/data.sqlite?immutable=1",
+                "SELECT conversion_type || compression_type FROM data WHERE key IN ('long', 'emoji') ORDER BY key",
+            ], in: sandbox.root)
+        #expect(formats.output == "10\n11\n")
         let root = try view(sandbox, origin + "/report")
         #expect(root.header == expected)
         #expect(root.documentCookie == persistent(seen.documentCookie))

@@ -58,6 +58,20 @@ struct ProfileImportFirefoxFixtureTests {
         block += data
         with open(os.path.join(folder, "sessionstore-backups", "recovery.jsonlz4"), "wb") as f:
             f.write(b"mozLz40\0" + struct.pack("<I", len(data)) + bytes(block))
+        def storage(folder_name, rows):
+            path = os.path.join(folder, "storage", "default", folder_name, "ls")
+            os.makedirs(path)
+            ls = sqlite3.connect(os.path.join(path, "data.sqlite"))
+            ls.execute("CREATE TABLE data(key TEXT PRIMARY KEY, utf16_length INTEGER NOT NULL, conversion_type INTEGER NOT NULL,"
+                       " compression_type INTEGER NOT NULL, last_access_time INTEGER NOT NULL DEFAULT 0, value BLOB NOT NULL)")
+            for key, value, conversion in rows:
+                data = value.encode("utf-8") if conversion == 1 else value.encode("utf-16-le")
+                ls.execute("INSERT INTO data (key, utf16_length, conversion_type, compression_type, value) VALUES (?,?,?,0,?)",
+                           (key, len(value.encode("utf-16-le")) // 2, conversion, data))
+            ls.commit()
+        storage("https+++www.example.com", [("utf8", "ünïcode ✓", 1), ("utf16", "Ωmega 😀", 0)])
+        storage("https+++www.example.com^userContextId=2", [("work", "w", 1)])
+        storage("http+++localhost+8080", [("big", "x" * 100, 1)])
         print(expiry)
         """#
 
@@ -97,6 +111,15 @@ struct ProfileImportFirefoxFixtureTests {
         #expect((try cookie("sessc")["expires"] as? NSNumber)?.doubleValue == -1)
         #expect(try cookie("sessc")["httpOnly"] as? Bool == true)
 
+        // localStorage: UTF-8 and raw UTF-16 values, of the default container only.
+        #expect(summary["localStorageOrigins"] as? Int == 2)
+        let utf8 = try sandbox.runInStore(["storage", "get", "--origin", "https://www.example.com", "utf8"])
+        #expect(utf8.stdout == "ünïcode ✓\n")
+        let utf16 = try sandbox.runInStore(["storage", "get", "--origin", "https://www.example.com", "utf16"])
+        #expect(utf16.stdout == "Ωmega 😀\n")
+        let port = try sandbox.runInStore(["storage", "get", "--origin", "http://localhost:8080", "big"])
+        #expect(port.stdout == String(repeating: "x", count: 100) + "\n")
+
         let work = sandbox.root.appendingPathComponent("work-store")
         let fromWork = try sandbox.run(
             try sandbox.storeArguments(work) + [
@@ -106,6 +129,23 @@ struct ProfileImportFirefoxFixtureTests {
         let workHeader = try sandbox.run(
             try sandbox.storeArguments(work) + ["cookies", "header", "https://www.example.com/"])
         #expect(workHeader.stdout == "work=1; sessw=w\n")
+        let workItem = try sandbox.run(
+            try sandbox.storeArguments(work) + ["storage", "get", "--origin", "https://www.example.com", "work"])
+        #expect(workItem.stdout == "w\n")
+    }
+
+    @Test func anOriginOverTheQuotaIsRefusedAndTheRestImported() throws {
+        let sandbox = try Sandbox()
+        let (profile, _) = try makeProfile(in: sandbox)
+        try sandbox.succeed(["config", "set", "localstorage.quota", "100"])
+        let result = try sandbox.runInStore([
+            "import", "--from", "firefox", "--profile", profile.path, "--types", "localstorage",
+        ])
+        #expect(result.status == 1)
+        #expect(result.stdout.hasSuffix("read 0 cookies: imported 0; 1 origin: 2 localStorage items, 1 refused\n"))
+        #expect(result.stderr.hasPrefix("wkstore: localStorage of http://localhost:8080: 1 item refused: "))
+        let listed = try sandbox.runInStore(["storage", "list"])
+        #expect(listed.lines.count == 1 && listed.stdout.hasPrefix("https://www.example.com "), "\(listed.stdout)")
     }
 
     @Test func aBadProfileChangesNothing() throws {

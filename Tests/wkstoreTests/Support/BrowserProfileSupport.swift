@@ -31,9 +31,11 @@ final class BrowserPageServer {
         "quoted=\"a b\"; Path=/",
     ]
 
-    /// The localStorage items `/page` sets.
+    /// The localStorage items `/page` sets: non-ASCII keys and values, an empty value, and a
+    /// long repetitive one (which Firefox stores Snappy-compressed).
     static let storageItems = [
         "greeting": "héllo wörld", "emoji": "😀 ✓", "ascii": "plain", "clé": "valeur", "empty": "",
+        "long": String(repeating: "compressible ", count: 100), "latin": "naïve façade",
     ]
 
     static let script = #"""

@@ -47,6 +47,13 @@ public struct BrowserProfileImportSummary: Sendable, Hashable {
     public var cookiesNeedingKeyringPassword = 0
     /// Cookies left out because their value could not be read at all, with why.
     public var unreadableCookies = 0
+    /// Origins whose localStorage items were imported.
+    public var localStorageOrigins = 0
+    /// localStorage items read and imported (an item the store holds with the same value counts too).
+    public var localStorageItems = 0
+    /// Origins whose localStorage the store refused (its quota), one line each with why; their
+    /// items were not imported, the other origins' were.
+    public var localStorageRefusals: [String] = []
     /// One line for each thing a user should know: what was left out and how to get it.
     public var notes: [String] = []
 
@@ -60,12 +67,19 @@ public struct BrowserProfileImportSummary: Sendable, Hashable {
     /// Whether anything the profile holds was left out.
     public var hasOmissions: Bool {
         cookies.hasRefusals || cookiesNeedingKeyringPassword > 0 || unreadableCookies > 0
+            || !localStorageRefusals.isEmpty
     }
 }
 
 extension BrowserProfileImportSummary: CustomStringConvertible {
-    /// `chromium Default: read 9 cookies: imported 9`.
+    /// `chromium Default: read 9 cookies: imported 9; 2 origins: 5 localStorage items`.
     public var description: String {
-        "\(profile.installation) \(profile.name): \(cookies.description)"
+        var text = "\(profile.installation) \(profile.name): \(cookies.description)"
+        if localStorageOrigins > 0 || !localStorageRefusals.isEmpty {
+            text +=
+                "; \(localStorageOrigins) origin\(localStorageOrigins == 1 ? "" : "s"): \(localStorageItems) localStorage item\(localStorageItems == 1 ? "" : "s")"
+            if !localStorageRefusals.isEmpty { text += ", \(localStorageRefusals.count) refused" }
+        }
+        return text
     }
 }

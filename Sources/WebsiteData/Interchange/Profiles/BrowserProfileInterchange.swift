@@ -1,7 +1,7 @@
 import Foundation
 
-/// Moves a logged-in browser session into a store: the cookies of a Chromium or Firefox
-/// profile on disk.
+/// Moves a logged-in browser session into a store: the cookies and localStorage of a Chromium
+/// or Firefox profile on disk.
 ///
 /// A profile is read while its browser may be running: each database is copied, with its
 /// journal and write-ahead log, to a private folder first (`ProfileSnapshot`), so the browser's
@@ -49,9 +49,11 @@ public enum BrowserProfileInterchange {
         }
     }
 
-    /// Imports the cookies of a browser profile into a store, in one transaction.
+    /// Imports the cookies and localStorage of a browser profile into a store: the cookies in one
+    /// transaction, each origin's localStorage items in one.
     ///
-    /// Everything is read and decrypted before the store is touched. Cookies whose value no
+    /// Everything is read and decrypted before the store is touched. An origin whose items would
+    /// take it past the store's quota is left out whole and named in `localStorageRefusals`. Cookies whose value no
     /// password decrypts (Chromium `v11` without the keyring's password) are left out, counted,
     /// and named in one line of `notes`; the rest are imported.
     ///
@@ -77,8 +79,32 @@ public enum BrowserProfileInterchange {
                 items = try FirefoxCookies.items(profile, snapshot: snapshot, options: options, summary: &summary)
             }
         }
-        var remaining = items[...]
-        summary.cookies = try store.httpCookieStore.importCookies(options: .lenient) { remaining.popFirst() }
+        var origins: ProfileLocalStorage.Origins = []
+        if options.types.contains(.localStorage) {
+            switch profile.browser {
+            case .chromium: origins = try ProfileLocalStorage.chromium(profile.directory, snapshot: snapshot)
+            case .firefox:
+                let container = try FirefoxCookies.containerID(options.container, profile: profile)
+                origins = try ProfileLocalStorage.firefox(profile.directory, container: container, snapshot: snapshot)
+            }
+            if let sites = options.sites { origins = origins.filter { sites.contains($0.origin.site) } }
+        }
+        // Everything is read; only now is the store written.
+        if options.types.contains(.cookies) {
+            var remaining = items[...]
+            summary.cookies = try store.httpCookieStore.importCookies(options: .lenient) { remaining.popFirst() }
+        }
+        for (origin, originItems) in origins {
+            do {
+                try store.localStorage.setItems(originItems, origin: origin)
+                summary.localStorageOrigins += 1
+                summary.localStorageItems += originItems.count
+            } catch let refusal as StorageQuotaError {
+                summary.localStorageRefusals.append(
+                    "localStorage of \(origin): \(originItems.count) item\(originItems.count == 1 ? "" : "s") refused: \(refusal.description)"
+                )
+            }
+        }
         return summary
     }
 
