@@ -106,7 +106,10 @@ enum InterchangeCommands {
         static let configuration = CommandConfiguration(
             path: ["export"],
             summary: "export cookies (and web storage) as a cookies.txt or a Playwright storage state",
-            usage: ["export [--format netscape|storage-state] [--site SITE]... [--indexeddb] [-o FILE]"],
+            usage: [
+                "export [--format netscape|storage-state] [--site SITE]... [--indexeddb] [-o FILE]",
+                "export --to chromium --profile DIR [--site SITE]...",
+            ],
             details: """
                 Writes the store's cookies (those of the given sites only, with --site) oldest first, \
                 so that an import keeps their order, to standard output or, with -o, to FILE (made \
@@ -118,9 +121,15 @@ enum InterchangeCommands {
                 are left out and named on standard error. With -o, a summary goes to standard output \
                 (--json: as JSON).
 
+                With --to chromium, writes the cookies into the Cookies file of the Chromium profile \
+                --profile names (created when missing; values v10-encrypted, as Chromium's basic \
+                store keeps them): a cookie with the same domain, name and path is replaced, the \
+                profile's other cookies are kept. Refused while Chromium runs on the profile.
+
                 Examples:
                   wkstore export > cookies.txt && curl -b cookies.txt https://example.com/
                   wkstore export --format storage-state --site example.com -o state.json
+                  wkstore export --to chromium --profile ~/.config/chromium/Default
                 """)
 
         @Option(
@@ -137,6 +146,12 @@ enum InterchangeCommands {
         private let sessionStorage = sessionStorageOption()
         @Option(name: "output", alias: "o", placeholder: "FILE", help: "write to FILE instead of standard output")
         var output: String?
+        @Option(
+            name: "to", placeholder: "BROWSER", help: "write the cookies into a browser profile: chromium",
+            parse: InterchangeCommands.browser)
+        var browser: BrowserKind?
+        @Option(name: "profile", placeholder: "DIR", help: "with --to: the profile folder or user-data-dir")
+        var profile: String?
 
         func run(_ invocation: Invocation) async throws {
             try await InterchangeCommands.runExport(self, invocation)
@@ -287,8 +302,12 @@ enum InterchangeCommands {
 
     /// Exports what `export` asks for.
     static func runExport(_ command: ExportCommand, _ invocation: Invocation) async throws {
-        let format = command.format ?? .netscape
         let sites = ClearCommand.readSites(command.sites)
+        if let browser = command.browser {
+            return try exportToBrowser(browser, command, sites: sites, invocation)
+        }
+        if command.profile != nil { throw CLIError.usage("--profile needs --to BROWSER") }
+        let format = command.format ?? .netscape
         let includeIndexedDB = command.includeIndexedDB
         if includeIndexedDB && format != .storageState {
             throw CLIError.usage("--indexeddb needs --format storage-state")
@@ -371,6 +390,31 @@ enum InterchangeCommands {
                 text.hasPrefix(written)
                     ? written + " to " + destination + text.dropFirst(written.count)
                     : text + " to " + destination)
+        }
+    }
+
+    /// `export --to chromium --profile DIR`: the store's cookies into a browser profile.
+    static func exportToBrowser(
+        _ browser: BrowserKind, _ command: ExportCommand, sites: Set<String>?, _ invocation: Invocation
+    ) throws {
+        guard browser == .chromium else { throw CLIError.usage("--to: only chromium profiles can be written") }
+        if command.format != nil || command.output != nil || command.includeIndexedDB {
+            throw CLIError.usage("--to writes a browser profile: --format, -o and --indexeddb are for files")
+        }
+        guard let profile = command.profile else {
+            throw CLIError.usage("'wkstore export --to chromium' needs --profile DIR (the profile to write)")
+        }
+        let store = try invocation.openStore(for: .read)
+        let written = try BrowserProfileInterchange.exportCookies(
+            from: store, sites: sites.map { $0.sorted() }, toChromiumProfile: URL(fileURLWithPath: profile))
+        let message = "wrote " + Format.count(written, "cookie") + " to the Chromium profile " + profile
+        if invocation.output.json {
+            invocation.output.write(
+                .object([
+                    ("profile", .string(profile)), ("written", .int(Int64(written))), ("message", .string(message)),
+                ]))
+        } else {
+            invocation.output.line(message)
         }
     }
 

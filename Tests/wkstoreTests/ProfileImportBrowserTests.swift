@@ -199,4 +199,61 @@ struct ProfileImportBrowserTests {
         #expect(milliseconds > 1e11)
         #expect((try cookie("persist")["expires"] as? NSNumber)?.doubleValue == milliseconds / 1000)
     }
+
+    @Test func chromiumSendsWhatTheStoreExported() throws {
+        let sandbox = try Sandbox()
+        let server = try BrowserPageServer(directory: sandbox.root)
+        defer { server.stop() }
+        let origin = "http://localhost:\(server.port)"
+        try sandbox.succeed([
+            "cookies", "set", "--url", origin + "/", "a=1; Max-Age=3600",
+            "h=2; HttpOnly; Max-Age=3600; SameSite=Strict",
+            "deep=3; Path=/sub; Max-Age=3600", "s=4; Secure; SameSite=None; Max-Age=3600", "é=ü; Max-Age=3600",
+        ])
+        let userDataDir = sandbox.root.appendingPathComponent("exported")
+        try FileManager.default.createDirectory(
+            at: userDataDir.appendingPathComponent("Default"), withIntermediateDirectories: true)
+        let exported = try sandbox.runInStore(["export", "--to", "chromium", "--profile", userDataDir.path])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        #expect(exported.stdout == "wrote 5 cookies to the Chromium profile \(userDataDir.path)\n")
+
+        try HeadlessBrowser.chromium(origin + "/quiet", userDataDir: userDataDir, keepSessionCookies: false)
+        let sent = try server.report("/report").header
+        let storeHeader = try view(sandbox, origin + "/report").header
+        #expect(sent == storeHeader)
+        #expect(sent.split(separator: ";").count == 4)
+
+        // An export replaces the cookie of the same name, domain and path and keeps the others.
+        let other = sandbox.root.appendingPathComponent("other-store")
+        let set = try sandbox.run(
+            try sandbox.storeArguments(other) + ["cookies", "set", "--url", origin + "/", "a=changed; Max-Age=3600"])
+        #expect(set.status == 0)
+        let again = try sandbox.run(
+            try sandbox.storeArguments(other) + [
+                "export", "--to", "chromium", "--profile", userDataDir.appendingPathComponent("Default").path,
+            ])
+        #expect(again.status == 0, "\(again.stderr)")
+        try HeadlessBrowser.chromium(origin + "/quiet", userDataDir: userDataDir, keepSessionCookies: false)
+        let resent = try server.report("/report").header
+        // The new `a` was created last, so it comes last (RFC 6265bis order, Chromium's and the store's).
+        #expect(resent == sent.replacingOccurrences(of: "a=1; ", with: "") + "; a=changed")
+
+        // The exported profile imports back to the same header.
+        let back = sandbox.root.appendingPathComponent("back-store")
+        let imported = try sandbox.run(
+            try sandbox.storeArguments(back) + ["import", "--from", "chromium", "--profile", userDataDir.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(try view(sandbox, origin + "/report", store: back).header == resent)
+
+        // While Chromium runs (its SingletonLock link is there) nothing is written.
+        let cookiesFile = userDataDir.appendingPathComponent("Default/Cookies")
+        let before = try Data(contentsOf: cookiesFile)
+        try FileManager.default.createSymbolicLink(
+            atPath: userDataDir.appendingPathComponent("SingletonLock").path, withDestinationPath: "host-4242")
+        let refused = try sandbox.runInStore(["export", "--to", "chromium", "--profile", userDataDir.path])
+        #expect(refused.status == 1)
+        #expect(refused.isOneLineMessage)
+        #expect(refused.stderr.contains("Chromium is running on this profile"), "\(refused.stderr)")
+        #expect(try Data(contentsOf: cookiesFile) == before)
+    }
 }

@@ -157,6 +157,12 @@ struct ProfileImportFixtureTests {
             ["import", "--profile", "/tmp"],
             ["import", "--from", "chromium", "--strict"],
             ["import", "--from", "chromium", "--types", "diskcache"],
+            ["import", "--from", "chromium", "--container", "Work"],
+            ["import", "--from", "firefox", "--keyring-password", "x"],
+            ["export", "--to", "firefox", "--profile", "/tmp"],
+            ["export", "--to", "chromium"],
+            ["export", "--profile", "/tmp"],
+            ["export", "--to", "chromium", "--profile", "/tmp", "-o", "x.txt"],
         ] {
             let result = try sandbox.runInStore(arguments)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")

@@ -4,7 +4,8 @@ import WebsiteDataTestSupport
 
 /// A page server and real headless browsers, for the tests that import browser profiles.
 ///
-/// The server (Python 3 on 127.0.0.1, port 0) serves `/page`, which sets cookies of several
+/// The server (Python 3 on 127.0.0.1, port 0) serves `/quiet`, a page that only reports (below)
+/// what it was sent, and `/page` (any other path is a 404), which sets cookies of several
 /// shapes with `Set-Cookie` and from script, sets localStorage items (non-ASCII ones included),
 /// and then reports, with synchronous requests so they finish before the page's load ends, what
 /// it saw: `POST /report` (its body `document.cookie` and the localStorage items as JSON) and
@@ -55,12 +56,23 @@ final class BrowserPageServer {
         report("/sub/report");
         document.getElementById("out").textContent = "reported";
         </script></body></html>""" % items
+        QUIET = """<!doctype html><html><body><script>
+        var x = new XMLHttpRequest();
+        x.open("POST", "/report", false);
+        x.send(JSON.stringify({cookie: document.cookie, storage: {}}));
+        </script></body></html>"""
         class Handler(http.server.BaseHTTPRequestHandler):
             def log_message(self, *args): pass
             def do_GET(self):
-                body = PAGE.encode("utf-8")
+                quiet = self.path.startswith("/quiet")
+                if not quiet and not self.path.startswith("/page"):
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                body = (QUIET if quiet else PAGE).encode("utf-8")
                 self.send_response(200)
-                for c in cookies: self.send_header("Set-Cookie", c)
+                for c in ([] if quiet else cookies): self.send_header("Set-Cookie", c)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Cache-Control", "no-store")
                 self.send_header("Content-Length", str(len(body)))
@@ -68,7 +80,10 @@ final class BrowserPageServer {
                 self.wfile.write(body)
             def do_POST(self):
                 data = self.rfile.read(int(self.headers.get("Content-Length", "0")))
-                entry = {"path": self.path, "header": self.headers.get("Cookie"), "body": json.loads(data)}
+                # http.server reads header bytes as Latin-1; a cookie's bytes are UTF-8.
+                header = self.headers.get("Cookie")
+                if header is not None: header = header.encode("iso-8859-1").decode("utf-8", "replace")
+                entry = {"path": self.path, "header": header, "body": json.loads(data)}
                 with open(os.path.join(root, "reports.jsonl"), "a") as f:
                     f.write(json.dumps(entry) + "\n")
                 self.send_response(204)
@@ -155,11 +170,15 @@ enum HeadlessBrowser {
     /// Loads `url` in headless Chromium with a user-data-dir of its own, cookies kept in the
     /// basic (`v10`) store, and session cookies written to disk, as a browser restoring its last
     /// session does (`--restore-last-session`; without it Chromium keeps them in memory only).
-    static func chromium(_ url: String, userDataDir: URL) throws {
+    ///
+    /// With `keepSessionCookies` false the flag is left out: a second run on a profile with it
+    /// would restore the first run's tabs and never exit.
+    static func chromium(_ url: String, userDataDir: URL, keepSessionCookies: Bool = true) throws {
         try run(
             [
                 "timeout", "-k", "10", "240", "chromium", "--headless", "--no-sandbox", "--disable-gpu",
-                "--no-first-run", "--password-store=basic", "--restore-last-session",
+                "--no-first-run", "--password-store=basic",
+            ] + (keepSessionCookies ? ["--restore-last-session"] : []) + [
                 "--user-data-dir=\(userDataDir.path)", "--dump-dom", url,
             ], name: "chromium", in: userDataDir.deletingLastPathComponent())
     }

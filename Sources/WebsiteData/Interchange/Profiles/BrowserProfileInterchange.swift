@@ -108,6 +108,52 @@ public enum BrowserProfileInterchange {
         return summary
     }
 
+    /// Writes the cookies of a store into a Chromium profile's `Cookies` (created when missing,
+    /// schema 24, values `v10`-encrypted as Chromium's basic store keeps them), in one transaction.
+    ///
+    /// A cookie of the profile with the same domain, partition, name and path is replaced; the
+    /// profile's other cookies are kept. Chromium must not be running on the profile: it would
+    /// overwrite the file from memory. Its `SingletonLock` (a symbolic link in the user-data-dir)
+    /// says it is, and the export is refused.
+    ///
+    /// - Parameters:
+    ///   - store: the store.
+    ///   - sites: display names whose cookies to write; `nil` for every cookie.
+    ///   - directory: the profile folder (`…/chromium/Default`), or a user-data-dir (a folder
+    ///     with `Local State`, or with a `Default` folder: its last used profile, which must exist).
+    /// - Returns: how many cookies were written.
+    /// - Throws: `BrowserProfileError` `.browserRunning` while Chromium runs on the profile,
+    ///   `.notFound` for a folder that does not exist, `.schemaTooNew`/`.damaged` for a `Cookies`
+    ///   of another schema; `StoreError` when the store cannot be read. Nothing is written then.
+    @discardableResult
+    public static func exportCookies(
+        from store: WebsiteDataStore, sites: [String]? = nil, toChromiumProfile directory: URL
+    ) throws -> Int {
+        var profile = directory.standardizedFileURL
+        try BrowserProfileDiscovery.requireDirectory(profile)
+        var userDataDir = profile.deletingLastPathComponent()
+        // A user-data-dir has `Local State`, or (before Chromium first ran) a `Default` profile in it.
+        let fm = FileManager.default
+        if fm.fileExists(atPath: profile.appendingPathComponent("Local State").path)
+            || (!BrowserProfileDiscovery.isChromiumProfile(profile)
+                && fm.fileExists(atPath: profile.appendingPathComponent("Default").path))
+        {
+            userDataDir = profile
+            profile = profile.appendingPathComponent(BrowserProfileDiscovery.localState(profile).lastUsed ?? "Default")
+            try BrowserProfileDiscovery.requireDirectory(profile)
+        }
+        let lock = userDataDir.appendingPathComponent("SingletonLock")
+        if (try? FileManager.default.destinationOfSymbolicLink(atPath: lock.path)) != nil {
+            throw BrowserProfileError(
+                .browserRunning, path: profile.path,
+                reason: "Chromium is running on this profile (\(lock.path) exists); quit it first")
+        }
+        let cookies = try CookieInterchange.cookies(of: store.httpCookieStore, sites: sites)
+        let file = BrowserProfileDiscovery.chromiumCookies(profile) ?? profile.appendingPathComponent("Cookies")
+        try ChromiumCookiesFile.write(cookies, to: file, now: store.httpCookieStore.clock())
+        return cookies.count
+    }
+
     /// The cookies of a Chromium profile, decrypted and mapped, for the store's import.
     static func chromiumCookies(
         _ profile: BrowserProfile, snapshot: ProfileSnapshot, options: BrowserProfileImportOptions,
