@@ -25,6 +25,11 @@ struct ProfileImportBrowserTests {
         return View(header: object["cookie"] as? String ?? "", cookies: object["cookies"] as? [[String: Any]] ?? [])
     }
 
+    /// The cookie named `name` of a `cookies list --json` listing.
+    static func cookie(_ name: String, in listed: [[String: Any]]) throws -> [String: Any] {
+        try #require(listed.first { $0["name"] as? String == name }, "no cookie \(name)")
+    }
+
     /// Requires the store's localStorage of `origin` to be what the page saw.
     func expectStorage(_ sandbox: Sandbox, _ origin: String, _ seen: [String: String], store: URL? = nil) throws {
         for (key, value) in seen {
@@ -82,9 +87,7 @@ struct ProfileImportBrowserTests {
 
         // Attributes survive: SameSite, Secure, HttpOnly, session or not, the exact expiry.
         let listed = try sandbox.runInStore(["cookies", "list", "--json"]).objects()
-        func cookie(_ name: String) throws -> [String: Any] {
-            try #require(listed.first { $0["name"] as? String == name }, "no cookie \(name)")
-        }
+        let cookie = { (name: String) throws -> [String: Any] in try Self.cookie(name, in: listed) }
         #expect(try cookie("strict")["sameSite"] as? String == "Strict")
         #expect(try cookie("lax")["sameSite"] as? String == "Lax")
         #expect(try cookie("nonesec")["sameSite"] as? String == "None")
@@ -182,9 +185,7 @@ struct ProfileImportBrowserTests {
         #expect(root.documentCookie == persistent(seen.documentCookie))
 
         let listed = try sandbox.runInStore(["cookies", "list", "--json"]).objects()
-        func cookie(_ name: String) throws -> [String: Any] {
-            try #require(listed.first { $0["name"] as? String == name }, "no cookie \(name)")
-        }
+        let cookie = { (name: String) throws -> [String: Any] in try Self.cookie(name, in: listed) }
         #expect(try cookie("strict")["sameSite"] as? String == "Strict")
         #expect(try cookie("lax")["sameSite"] as? String == "Lax")
         #expect(try cookie("scriptlax")["sameSite"] as? String == "Lax")

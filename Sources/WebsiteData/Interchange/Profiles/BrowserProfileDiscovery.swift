@@ -79,18 +79,9 @@ enum BrowserProfileDiscovery {
         -> BrowserProfile
     {
         guard let path else {
-            let all = chromiumProfiles(environment)
-            guard let chosen = all.first(where: \.isDefault) ?? all.first else {
-                let places = chromiumInstallations.map {
-                    configHome(environment).appendingPathComponent($0).path
-                }
-                throw BrowserProfileError(
-                    .notFound, path: places[0],
-                    reason:
-                        "no Chromium profile found (looked in \(places.joined(separator: ", "))); name one with --profile DIR"
-                )
-            }
-            return chosen
+            return try defaultProfile(
+                of: chromiumProfiles(environment), named: "Chromium",
+                lookedIn: chromiumInstallations.map { configHome(environment).appendingPathComponent($0).path })
         }
         let directory = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
         try requireDirectory(directory)
@@ -124,6 +115,20 @@ enum BrowserProfileDiscovery {
         ["Network/Cookies", "Cookies"].map { profile.appendingPathComponent($0) }.first {
             FileManager.default.fileExists(atPath: $0.path)
         }
+    }
+
+    /// The default one of the profiles found (else the first), or the error saying where none was found.
+    static func defaultProfile(of profiles: [BrowserProfile], named browser: String, lookedIn places: [String])
+        throws(BrowserProfileError) -> BrowserProfile
+    {
+        guard let chosen = profiles.first(where: \.isDefault) ?? profiles.first else {
+            throw BrowserProfileError(
+                .notFound, path: places[0],
+                reason:
+                    "no \(browser) profile found (looked in \(places.joined(separator: ", "))); name one with --profile DIR"
+            )
+        }
+        return chosen
     }
 
     /// Throws unless `directory` is a folder.

@@ -70,16 +70,9 @@ enum FirefoxProfiles {
         -> BrowserProfile
     {
         guard let path else {
-            let all = profiles(environment)
-            guard let chosen = all.first(where: \.isDefault) ?? all.first else {
-                let places = roots(environment).map { $0.appendingPathComponent("profiles.ini").path }
-                throw BrowserProfileError(
-                    .notFound, path: places[0],
-                    reason:
-                        "no Firefox profile found (looked for \(places.joined(separator: ", "))); name one with --profile DIR"
-                )
-            }
-            return chosen
+            return try BrowserProfileDiscovery.defaultProfile(
+                of: profiles(environment), named: "Firefox",
+                lookedIn: roots(environment).map { $0.appendingPathComponent("profiles.ini").path })
         }
         let directory = URL(fileURLWithPath: path, isDirectory: true).standardizedFileURL
         try BrowserProfileDiscovery.requireDirectory(directory)
