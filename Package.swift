@@ -52,6 +52,11 @@ let package = Package(
             name: "CLevelDB",
             providers: [.apt(["libleveldb-dev"]), .brew(["leveldb"])]
         ),
+        // libsecret's header is not included (see its shim.h), so no pkg-config flags are needed.
+        .systemLibrary(
+            name: "CSecret",
+            providers: [.apt(["libsecret-1-dev"]), .brew(["libsecret"])]
+        ),
         .target(name: "CWebsiteDataSupport"),
         .executableTarget(name: "MigrationEmbedder"),
         .plugin(
@@ -62,7 +67,7 @@ let package = Package(
         .target(
             name: "WebsiteData",
             dependencies: [
-                "CSQLite", "CPSL", "CPostgreSQL", "CCrypto", "CLZ4", "CSnappy", "CLevelDB",
+                "CSQLite", "CPSL", "CPostgreSQL", "CCrypto", "CLZ4", "CSnappy", "CLevelDB", "CSecret",
                 "CWebsiteDataSupport",
             ],
             exclude: ["Cookies/Lookup/README.md"],

@@ -71,8 +71,9 @@ struct ProfileImportFixtureTests {
     }
 
     /// Writes a Chromium profile folder with a fixture `Cookies` file and returns the folder.
-    func makeProfile(in sandbox: Sandbox, compatible: Int = 24) throws -> URL {
-        let profile = sandbox.root.appendingPathComponent("profile-\(UUID().uuidString.prefix(6))/Default")
+    func makeProfile(in sandbox: Sandbox, compatible: Int = 24, installation: String? = nil) throws -> URL {
+        let folder = installation ?? "profile-\(UUID().uuidString.prefix(6))"
+        let profile = sandbox.root.appendingPathComponent("\(folder)/Default")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         let script = sandbox.root.appendingPathComponent("make-cookies.py")
         try Self.script.write(to: script, atomically: true, encoding: .utf8)
@@ -121,6 +122,39 @@ struct ProfileImportFixtureTests {
         let chip = try #require(cookies.first { $0["name"] as? String == "chip" })
         #expect(chip["partitionKey"] as? String == "https://top.example")
         #expect(chip["sameSite"] as? String == "None")
+    }
+
+    @Test func theKeyringsPasswordIsReadThroughLibsecret() throws {
+        let sandbox = try Sandbox()
+        let profile = try makeProfile(in: sandbox, installation: "chromium")
+        let wkstore = try #require(WKStoreExecutable.url)
+        let runtime = sandbox.root.appendingPathComponent("run")
+        try FileManager.default.createDirectory(
+            at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        // A private session bus with an unlocked GNOME Keyring holding Chromium's password, as a
+        // desktop session has; wkstore finds the bus through DBUS_SESSION_BUS_ADDRESS.
+        let store = try sandbox.storeArguments().joined(separator: " ")
+        let script = """
+            printf unlock-pw | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1
+            printf kr-secret | secret-tool store --label 'Chromium Safe Storage' \
+                xdg:schema chrome_libsecret_os_crypt_password_v2 application chromium
+            \(wkstore.path) \(store) import --from chromium --profile \(profile.path) --json
+            """
+        var environment = sandbox.environment
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
+        let (_, output) = try runToolCapturingBytes(
+            ["timeout", "-k", "5", "120", "dbus-run-session", "--", "sh", "-c", script], in: sandbox.root,
+            environment: environment)
+        let text = String(decoding: output, as: UTF8.self)
+        let json = try #require(text.firstIndex(of: "{").map { String(text[$0...]) }, "\(text)")
+        let end = try #require(json.lastIndex(of: "}"))
+        let summary = try #require(
+            try JSONSerialization.jsonObject(with: Data(json[...end].utf8)) as? [String: Any], "\(text)")
+        #expect(summary["imported"] as? Int == 5, "\(text)")
+        #expect(summary["needingKeyringPassword"] as? Int == 0)
+        let header = try sandbox.runInStore(["cookies", "header", "https://www.example.com/"])
+        #expect(header.stdout == "v10c=ten; v11empty=eleven-empty; v11kr=eleven-kr; plain=p\n")
     }
 
     @Test func aBadProfileChangesNothing() throws {

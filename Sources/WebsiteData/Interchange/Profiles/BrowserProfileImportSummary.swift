@@ -7,9 +7,12 @@ public struct BrowserProfileImportOptions: Sendable, Hashable {
     /// The data types to take: `.cookies` and `.localStorage` are read; others are ignored.
     public var types: Set<WebsiteDataType>
     /// Passwords to try first for Chromium's `v11` cookie values (the desktop keyring's "Chromium
-    /// Safe Storage" or "Chrome Safe Storage" password), before the empty password Chromium uses
-    /// when no keyring is reachable.
+    /// Safe Storage" or "Chrome Safe Storage" password), before the keyring's own and the empty
+    /// password Chromium uses when no keyring is reachable.
     public var keyringPasswords: [String]
+    /// Whether to ask the desktop keyring (libsecret, when a session bus is reachable) for the
+    /// password of `v11` values the given passwords do not decrypt.
+    public var readsKeyring: Bool
     /// The Firefox container (a name in the profile's `containers.json`, or one of Firefox's
     /// built-in Personal, Work, Banking, Shopping) whose cookies to take; `nil` for the default,
     /// no container.
@@ -21,14 +24,16 @@ public struct BrowserProfileImportOptions: Sendable, Hashable {
     ///   - sites: display names whose data to take; `nil` for every site.
     ///   - types: the data types to take.
     ///   - keyringPasswords: passwords to try for Chromium's `v11` values.
+    ///   - readsKeyring: whether to ask the desktop keyring for the `v11` password.
     ///   - container: the Firefox container whose cookies to take; `nil` for none.
     public init(
         sites: Set<String>? = nil, types: Set<WebsiteDataType> = [.cookies, .localStorage],
-        keyringPasswords: [String] = [], container: String? = nil
+        keyringPasswords: [String] = [], readsKeyring: Bool = true, container: String? = nil
     ) {
         self.sites = sites
         self.types = types
         self.keyringPasswords = keyringPasswords
+        self.readsKeyring = readsKeyring
         self.container = container
     }
 }

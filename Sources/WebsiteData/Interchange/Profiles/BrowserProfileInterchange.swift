@@ -162,7 +162,15 @@ public enum BrowserProfileInterchange {
         guard let file = BrowserProfileDiscovery.chromiumCookies(profile.directory) else { return [] }
         let copy = try snapshot.copySQLite(file)
         let (version, rows) = try ChromiumCookiesFile.read(copy: copy, original: file)
-        let decryptor = ChromiumCookieDecryptor(keyringPasswords: options.keyringPasswords, version: version)
+        var passwords = options.keyringPasswords
+        // The keyring is asked only when a value needs it, and after the passwords given.
+        if options.readsKeyring, rows.contains(where: { $0.encryptedValue.starts(with: Array("v11".utf8)) }),
+            let stored = ChromiumKeyring.password(
+                installation: profile.installation, environment: ProcessInfo.processInfo.environment)
+        {
+            passwords.append(stored)
+        }
+        let decryptor = ChromiumCookieDecryptor(keyringPasswords: passwords, version: version)
         var items: [CookieImportItem] = []
         var unreadable: [String] = []
         for (index, row) in rows.enumerated() {
@@ -194,7 +202,7 @@ public enum BrowserProfileInterchange {
         if summary.cookiesNeedingKeyringPassword > 0 {
             let count = summary.cookiesNeedingKeyringPassword
             summary.notes.append(
-                "\(profile.installation) \(profile.name): left out \(count) cookie\(count == 1 ? "" : "s") encrypted with the desktop keyring's password (v11), which no password tried decrypts; give it with --keyring-password (secret-tool lookup application \(profile.installation == "chromium" ? "chromium" : "chrome"))"
+                "\(profile.installation) \(profile.name): left out \(count) cookie\(count == 1 ? "" : "s") encrypted with the desktop keyring's password (v11), which no password tried decrypts (the keyring's, when reachable, included); give it with --keyring-password (secret-tool lookup xdg:schema chrome_libsecret_os_crypt_password_v2 application \(profile.installation == "chromium" ? "chromium" : "chrome"))"
             )
         }
         if summary.unreadableCookies > 0 {
