@@ -17,16 +17,17 @@ import WebsiteDataTestSupport
 struct ProfileImportFixtureTests {
     static let script = #"""
         import hashlib, json, sqlite3, subprocess, sys
-        path, compatible, rows = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+        path, compatible, rows, version = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3]), int(sys.argv[4])
         def encrypt(prefix, password, host, value):
             key = hashlib.pbkdf2_hmac("sha1", password.encode(), b"saltysalt", 1, 16).hex()
-            plain = hashlib.sha256(host.encode()).digest() + value.encode()
+            # Schema 24 puts the SHA-256 of host_key before the value; earlier schemas do not.
+            plain = (hashlib.sha256(host.encode()).digest() if version >= 24 else b"") + value.encode()
             out = subprocess.run(["openssl", "enc", "-aes-128-cbc", "-K", key, "-iv", "20" * 16],
                                  input=plain, capture_output=True, check=True).stdout
             return prefix.encode() + out
         db = sqlite3.connect(path)
         db.execute("CREATE TABLE meta(key LONGVARCHAR NOT NULL UNIQUE PRIMARY KEY, value LONGVARCHAR)")
-        db.execute("INSERT INTO meta VALUES ('version', '24'), ('last_compatible_version', ?)", (str(compatible),))
+        db.execute("INSERT INTO meta VALUES ('version', ?), ('last_compatible_version', ?)", (str(version), str(compatible)))
         db.execute("""CREATE TABLE cookies(creation_utc INTEGER NOT NULL,host_key TEXT NOT NULL,
             top_frame_site_key TEXT NOT NULL,name TEXT NOT NULL,value TEXT NOT NULL,encrypted_value BLOB NOT NULL,
             path TEXT NOT NULL,expires_utc INTEGER NOT NULL,is_secure INTEGER NOT NULL,is_httponly INTEGER NOT NULL,
@@ -71,16 +72,21 @@ struct ProfileImportFixtureTests {
     }
 
     /// Writes a Chromium profile folder with a fixture `Cookies` file and returns the folder.
-    func makeProfile(in sandbox: Sandbox, compatible: Int = 24, installation: String? = nil) throws -> URL {
+    func makeProfile(
+        in sandbox: Sandbox, compatible: Int = 24, version: Int = 24, rows: [[String: Any]] = Self.rows,
+        installation: String? = nil
+    ) throws -> URL {
         let folder = installation ?? "profile-\(UUID().uuidString.prefix(6))"
         let profile = sandbox.root.appendingPathComponent("\(folder)/Default")
         try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
         let script = sandbox.root.appendingPathComponent("make-cookies.py")
         try Self.script.write(to: script, atomically: true, encoding: .utf8)
-        let rows = String(decoding: try JSONSerialization.data(withJSONObject: Self.rows), as: UTF8.self)
+        let rowsText = String(decoding: try JSONSerialization.data(withJSONObject: rows), as: UTF8.self)
         let made = try runTool(
-            ["python3", script.path, profile.appendingPathComponent("Cookies").path, "\(compatible)", rows],
-            in: sandbox.root)
+            [
+                "python3", script.path, profile.appendingPathComponent("Cookies").path, "\(compatible)", rowsText,
+                "\(version)",
+            ], in: sandbox.root)
         #expect(made.status == 0, "\(made.output)")
         return profile
     }
@@ -122,6 +128,28 @@ struct ProfileImportFixtureTests {
         let chip = try #require(cookies.first { $0["name"] as? String == "chip" })
         #expect(chip["partitionKey"] as? String == "https://top.example")
         #expect(chip["sameSite"] as? String == "None")
+    }
+
+    @Test func beforeSchema24OnePasswordMustDecryptEveryV11Value() throws {
+        let sandbox = try Sandbox()
+        let rows: [[String: Any]] = [
+            ["name": "ten", "value": "10", "host": "www.example.com", "scheme": "v10", "password": "peanuts"],
+            ["name": "a", "value": "1", "host": "www.example.com", "scheme": "v11", "password": "kr-secret"],
+            ["name": "b", "value": "2", "host": "www.example.com", "scheme": "v11", "password": "kr-secret"],
+            ["name": "c", "value": "3", "host": "www.example.com", "scheme": "v11", "password": "kr-secret"],
+        ]
+        let profile = try makeProfile(in: sandbox, compatible: 23, version: 23, rows: rows)
+        let without = try sandbox.runInStore(["import", "--from", "chromium", "--profile", profile.path, "--json"])
+        #expect(without.status == 1)
+        let first = try without.object()
+        #expect(first["imported"] as? Int == 1)
+        #expect(first["needingKeyringPassword"] as? Int == 3)
+        let with = try sandbox.runInStore([
+            "import", "--from", "chromium", "--profile", profile.path, "--keyring-password", "kr-secret",
+        ])
+        #expect(with.status == 0, "\(with.stderr)")
+        let header = try sandbox.runInStore(["cookies", "header", "https://www.example.com/"])
+        #expect(header.stdout == "ten=10; a=1; b=2; c=3\n")
     }
 
     @Test func theKeyringsPasswordIsReadThroughLibsecret() throws {

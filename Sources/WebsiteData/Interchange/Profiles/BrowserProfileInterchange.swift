@@ -164,13 +164,14 @@ public enum BrowserProfileInterchange {
         let (version, rows) = try ChromiumCookiesFile.read(copy: copy, original: file)
         var passwords = options.keyringPasswords
         // The keyring is asked only when a value needs it, and after the passwords given.
-        if options.readsKeyring, rows.contains(where: { $0.encryptedValue.starts(with: Array("v11".utf8)) }),
+        if options.readsKeyring,
+            rows.contains(where: { $0.encryptedValue.starts(with: ChromiumCookieDecryptor.v11Prefix) }),
             let stored = ChromiumKeyring.password(
                 installation: profile.installation, environment: ProcessInfo.processInfo.environment)
         {
             passwords.append(stored)
         }
-        let decryptor = ChromiumCookieDecryptor(keyringPasswords: passwords, version: version)
+        let decryptor = ChromiumCookieDecryptor(keyringPasswords: passwords, version: version, rows: rows)
         var items: [CookieImportItem] = []
         var unreadable: [String] = []
         for (index, row) in rows.enumerated() {

@@ -135,15 +135,35 @@ struct ChromiumCookieDecryptor {
     /// Whether values start with the SHA-256 of `host_key`.
     let hashed: Bool
 
-    /// A decryptor trying `keyringPasswords`, then the empty password, for `v11` values.
-    init(keyringPasswords: [String], version: Int) {
+    /// A decryptor trying `keyringPasswords`, then the empty password, for the `v11` values of `rows`.
+    ///
+    /// From schema 24 each value carries the hash of its `host_key`, so a wrong password cannot
+    /// pass for a right one and each value may try every password. Before it, only the padding and
+    /// UTF-8 tell, which a wrong key passes now and then for a short value: there one password must
+    /// decrypt every `v11` value of the file, or none is taken (Chromium uses one per profile).
+    init(keyringPasswords: [String], version: Int, rows: [ChromiumCookiesFile.Row]) {
         var seen: Set<String> = []
         let passwords = (keyringPasswords + [ChromiumCookieCipher.emptyKeyringPassword]).filter {
             seen.insert($0).inserted
         }
-        v11 = passwords.map(ChromiumCookieCipher.init(password:))
-        hashed = version >= ChromiumCookiesFile.firstHashedVersion
+        let ciphers = passwords.map(ChromiumCookieCipher.init(password:))
+        let hashed = version >= ChromiumCookiesFile.firstHashedVersion
+        self.hashed = hashed
+        guard !hashed else {
+            v11 = ciphers
+            return
+        }
+        let encrypted = rows.filter { $0.encryptedValue.starts(with: Self.v11Prefix) }
+        v11 =
+            ciphers.first { cipher in
+                encrypted.allSatisfy {
+                    cipher.decrypt($0.encryptedValue.dropFirst(3), hostKey: $0.hostKey, hashed: false) != nil
+                }
+            }.map { [$0] } ?? []
     }
+
+    /// The prefix of values encrypted with the keyring's password.
+    static let v11Prefix = Array("v11".utf8)
 
     /// What a row's value reads as.
     enum Outcome {
