@@ -32,6 +32,31 @@ let package = Package(
             pkgConfig: "libpq",
             providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
         ),
+        .systemLibrary(
+            name: "CCrypto",
+            pkgConfig: "libcrypto",
+            providers: [.apt(["libssl-dev"]), .brew(["openssl@3"])]
+        ),
+        .systemLibrary(
+            name: "CLZ4",
+            pkgConfig: "liblz4",
+            providers: [.apt(["liblz4-dev"]), .brew(["lz4"])]
+        ),
+        .systemLibrary(
+            name: "CSnappy",
+            pkgConfig: "snappy",
+            providers: [.apt(["libsnappy-dev"]), .brew(["snappy"])]
+        ),
+        // Debian's libleveldb-dev has no pkg-config file: the header and library are on the default paths.
+        .systemLibrary(
+            name: "CLevelDB",
+            providers: [.apt(["libleveldb-dev"]), .brew(["leveldb"])]
+        ),
+        // libsecret's header is not included (see its shim.h), so no pkg-config flags are needed.
+        .systemLibrary(
+            name: "CSecret",
+            providers: [.apt(["libsecret-1-dev"]), .brew(["libsecret"])]
+        ),
         .target(name: "CWebsiteDataSupport"),
         .executableTarget(name: "MigrationEmbedder"),
         .plugin(
@@ -41,7 +66,10 @@ let package = Package(
         ),
         .target(
             name: "WebsiteData",
-            dependencies: ["CSQLite", "CPSL", "CPostgreSQL", "CWebsiteDataSupport"],
+            dependencies: [
+                "CSQLite", "CPSL", "CPostgreSQL", "CCrypto", "CLZ4", "CSnappy", "CLevelDB", "CSecret",
+                "CWebsiteDataSupport",
+            ],
             exclude: ["Cookies/Lookup/README.md"],
             plugins: ["EmbedMigrations"]
         ),

@@ -9,7 +9,12 @@ enum InterchangeCommands {
         static let configuration = CommandConfiguration(
             path: ["import"],
             summary: "import a cookies.txt, a browser extension's cookie array or a Playwright storage state",
-            usage: ["import FILE [--format netscape|storage-state|extension-json] [--strict]"],
+            usage: [
+                "import FILE [--format netscape|storage-state|extension-json] [--strict]",
+                "import --from chromium [--profile DIR] [--site SITE]... [--types cookies,localstorage] [--keyring-password PASSWORD]",
+                "import --from firefox [--profile DIR] [--site SITE]... [--types cookies,localstorage] [--container NAME]",
+                "import --from chromium|firefox --list-profiles",
+            ],
             details: """
                 Imports the cookies of FILE (- for standard input): a Netscape cookies.txt as curl \
                 -c, wget and yt-dlp write it, the JSON array of cookies that browser extensions and \
@@ -30,13 +35,58 @@ enum InterchangeCommands {
                 Prints what was read and imported; when the store's limits evicted cookies, it names \
                 the settings to raise (cookies.max-total, cookies.max-per-site).
 
+                With --from chromium or firefox, imports the cookies and localStorage of a browser profile instead of \
+                a file: the profile folder --profile names (Chromium's Default, or a user-data-dir \
+                for its last used profile; a Firefox profile folder), or the default profile found \
+                in ~/.config/chromium, ~/.config/google-chrome or ~/.mozilla/firefox/profiles.ini. \
+                The browser may be running: its files are copied to a private folder and read there, \
+                never locked or changed. Chromium values are decrypted as Chromium does on Linux \
+                (v10; v11 with --keyring-password, or the empty password Chromium uses without a \
+                keyring); cookies no password decrypts are left out and counted on one line. \
+                Firefox's session cookies come from its session store; --container takes a \
+                container's cookies instead of the default ones. --site and --types limit what is \
+                taken; --list-profiles lists the profiles found. A profile that does not exist, is damaged or too new is refused \
+                whole, and the store is left as it was.
+
                 Examples:
                   wkstore import cookies.txt
                   curl -s -c - https://example.com/ -o /dev/null | wkstore import -
+                  wkstore import --from chromium --site example.com
+                  wkstore import --from chromium --profile ~/.config/chromium/Default
+                  wkstore import --from firefox --container Work
                 """)
 
         @Argument(placeholder: "FILE", help: "a file (or - for standard input)")
-        var path: String
+        var path: String?
+        @Option(
+            name: "from", placeholder: "BROWSER",
+            help: "import a browser profile instead of a file: chromium or firefox",
+            parse: InterchangeCommands.browser)
+        var browser: BrowserKind?
+        @Option(
+            name: "profile", placeholder: "DIR",
+            help: "with --from: the profile folder or user-data-dir (default: the browser's default profile)")
+        var profile: String?
+        @Option(
+            name: "site", placeholder: "SITE",
+            help: "with --from: only this site's data (display name); may be repeated",
+            parse: ClearCommand.parseSite)
+        var sites: [String]
+        @Option(
+            name: "types", placeholder: "TYPES",
+            help: "with --from: the data types to take (default: cookies,localstorage)",
+            parse: ClearCommand.parseTypes)
+        var types: Set<WebsiteDataType>?
+        @Option(
+            name: "keyring-password", placeholder: "PASSWORD",
+            help: "with --from chromium: the keyring's Safe Storage password, for v11 cookie values")
+        var keyringPassword: String?
+        @Option(
+            name: "container", placeholder: "NAME",
+            help: "with --from firefox: the container whose cookies to take (default: none)")
+        var container: String?
+        @Flag(name: "list-profiles", help: "with --from: list the profiles found and import nothing")
+        var listProfiles: Bool
         @Option(
             name: "format", placeholder: "FORMAT", help: "netscape or storage-state (default: detected)",
             parse: InterchangeCommands.format)
@@ -56,7 +106,10 @@ enum InterchangeCommands {
         static let configuration = CommandConfiguration(
             path: ["export"],
             summary: "export cookies (and web storage) as a cookies.txt or a Playwright storage state",
-            usage: ["export [--format netscape|storage-state] [--site SITE]... [--indexeddb] [-o FILE]"],
+            usage: [
+                "export [--format netscape|storage-state] [--site SITE]... [--indexeddb] [-o FILE]",
+                "export --to chromium --profile DIR [--site SITE]...",
+            ],
             details: """
                 Writes the store's cookies (those of the given sites only, with --site) oldest first, \
                 so that an import keeps their order, to standard output or, with -o, to FILE (made \
@@ -68,9 +121,15 @@ enum InterchangeCommands {
                 are left out and named on standard error. With -o, a summary goes to standard output \
                 (--json: as JSON).
 
+                With --to chromium, writes the cookies into the Cookies file of the Chromium profile \
+                --profile names (created when missing; values v10-encrypted, as Chromium's basic \
+                store keeps them): a cookie with the same domain, name and path is replaced, the \
+                profile's other cookies are kept. Refused while Chromium runs on the profile.
+
                 Examples:
                   wkstore export > cookies.txt && curl -b cookies.txt https://example.com/
                   wkstore export --format storage-state --site example.com -o state.json
+                  wkstore export --to chromium --profile ~/.config/chromium/Default
                 """)
 
         @Option(
@@ -87,6 +146,12 @@ enum InterchangeCommands {
         private let sessionStorage = sessionStorageOption()
         @Option(name: "output", alias: "o", placeholder: "FILE", help: "write to FILE instead of standard output")
         var output: String?
+        @Option(
+            name: "to", placeholder: "BROWSER", help: "write the cookies into a browser profile: chromium",
+            parse: InterchangeCommands.browser)
+        var browser: BrowserKind?
+        @Option(name: "profile", placeholder: "DIR", help: "with --to: the profile folder or user-data-dir")
+        var profile: String?
 
         func run(_ invocation: Invocation) async throws {
             try await InterchangeCommands.runExport(self, invocation)
@@ -124,8 +189,20 @@ enum InterchangeCommands {
 
     /// Imports the file `import` names.
     static func runImport(_ command: ImportCommand, _ invocation: Invocation) async throws {
+        if command.browser != nil {
+            return try ProfileImport.run(command, invocation)
+        }
+        for (given, name) in [
+            (command.profile != nil, "profile"), (!command.sites.isEmpty, "site"), (command.types != nil, "types"),
+            (command.keyringPassword != nil, "keyring-password"), (command.container != nil, "container"),
+            (command.listProfiles, "list-profiles"),
+        ] where given {
+            throw CLIError.usage("--\(name) needs --from BROWSER: it reads a browser profile, not a file")
+        }
+        guard let path = command.path else {
+            throw CLIError.usage("'wkstore import' needs a FILE (or --from BROWSER); see 'wkstore import --help'")
+        }
         let format = command.format
-        let path = command.path
         let file: URL
         var spooled: URL?
         if path == "-" {
@@ -225,8 +302,12 @@ enum InterchangeCommands {
 
     /// Exports what `export` asks for.
     static func runExport(_ command: ExportCommand, _ invocation: Invocation) async throws {
-        let format = command.format ?? .netscape
         let sites = ClearCommand.readSites(command.sites)
+        if let browser = command.browser {
+            return try exportToBrowser(browser, command, sites: sites, invocation)
+        }
+        if command.profile != nil { throw CLIError.usage("--profile needs --to BROWSER") }
+        let format = command.format ?? .netscape
         let includeIndexedDB = command.includeIndexedDB
         if includeIndexedDB && format != .storageState {
             throw CLIError.usage("--indexeddb needs --format storage-state")
@@ -312,6 +393,31 @@ enum InterchangeCommands {
         }
     }
 
+    /// `export --to chromium --profile DIR`: the store's cookies into a browser profile.
+    static func exportToBrowser(
+        _ browser: BrowserKind, _ command: ExportCommand, sites: Set<String>?, _ invocation: Invocation
+    ) throws {
+        guard browser == .chromium else { throw CLIError.usage("--to: only chromium profiles can be written") }
+        if command.format != nil || command.output != nil || command.includeIndexedDB {
+            throw CLIError.usage("--to writes a browser profile: --format, -o and --indexeddb are for files")
+        }
+        guard let profile = command.profile else {
+            throw CLIError.usage("'wkstore export --to chromium' needs --profile DIR (the profile to write)")
+        }
+        let store = try invocation.openStore(for: .read)
+        let written = try BrowserProfileInterchange.exportCookies(
+            from: store, sites: sites.map { $0.sorted() }, toChromiumProfile: URL(fileURLWithPath: profile))
+        let message = "wrote " + Format.count(written, "cookie") + " to the Chromium profile " + profile
+        if invocation.output.json {
+            invocation.output.write(
+                .object([
+                    ("profile", .string(profile)), ("written", .int(Int64(written))), ("message", .string(message)),
+                ]))
+        } else {
+            invocation.output.line(message)
+        }
+    }
+
     /// `left out cookie 'chip' (.example.org/): partitioned, which cookies.txt cannot hold`.
     static func skipMessage(_ skip: CookieExportSkip) -> String {
         let why =
@@ -320,6 +426,17 @@ enum InterchangeCommands {
             : "a tab or line break, which the format cannot hold"
         return
             "left out cookie '\(skip.cookie.name)' (\(DataFormat.playwrightDomain(skip.cookie))\(skip.cookie.path)): \(why)"
+    }
+
+    /// A `--from` browser name.
+    ///
+    /// - Throws: `CLIError.usage` listing the browsers for a name that is none of them.
+    static func browser(_ text: String) throws(CLIError) -> BrowserKind {
+        guard let browser = BrowserKind(rawValue: text.lowercased()) else {
+            throw .usage(
+                "unknown --from '\(text)'; browsers: \(BrowserKind.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        return browser
     }
 
     /// A `--format` name.

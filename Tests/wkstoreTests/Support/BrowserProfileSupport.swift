@@ -1,0 +1,213 @@
+import Foundation
+import Testing
+import WebsiteDataTestSupport
+
+/// A page server and real headless browsers, for the tests that import browser profiles.
+///
+/// The server (Python 3 on 127.0.0.1, port 0) serves `/quiet`, a page that only reports (below)
+/// what it was sent, and `/page` (any other path is a 404), which sets cookies of several
+/// shapes with `Set-Cookie` and from script, sets localStorage items (non-ASCII ones included),
+/// and then reports, with synchronous requests so they finish before the page's load ends, what
+/// it saw: `POST /report` (its body `document.cookie` and the localStorage items as JSON) and
+/// `POST /sub/report`. The server logs each report with the `Cookie` header the browser sent, so
+/// a test compares the store's view with what the browser really sent. It stops when its
+/// standard input closes, or by itself after ten minutes.
+final class BrowserPageServer {
+    /// The port it listens on.
+    let port: Int
+    private let directory: URL
+    private let process = Subprocess()
+    private let input = Pipe()
+
+    /// The cookies `/page` sets with `Set-Cookie`, one header each.
+    static let setCookies = [
+        "hostonly=1; Path=/",
+        "deep=2; Path=/sub",
+        "http=3; HttpOnly; Path=/",
+        "strict=4; SameSite=Strict; Max-Age=3600",
+        "lax=5; SameSite=Lax; Max-Age=7200",
+        "nonesec=6; SameSite=None; Secure; Path=/",
+        "sess=7",
+        "persist=8; Expires=Wed, 01 Jan 2031 00:00:00 GMT",
+        "quoted=\"a b\"; Path=/",
+    ]
+
+    /// The localStorage items `/page` sets: non-ASCII keys and values, an empty value, and a
+    /// long repetitive one (which Firefox stores Snappy-compressed).
+    static let storageItems = [
+        "greeting": "héllo wörld", "emoji": "😀 ✓", "ascii": "plain", "clé": "valeur", "empty": "",
+        "long": String(repeating: "compressible ", count: 100), "latin": "naïve façade",
+    ]
+
+    static let script = #"""
+        import http.server, json, os, sys, threading
+        root, cookies, items = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+        PAGE = """<!doctype html><html><head><meta charset="utf-8"></head><body><pre id="out"></pre><script>
+        var items = %s;
+        for (var k in items) localStorage.setItem(k, items[k]);
+        document.cookie = "script=from-js; path=/";
+        document.cookie = "scriptlax=1; SameSite=Lax; max-age=86400";
+        function report(path) {
+          var x = new XMLHttpRequest();
+          x.open("POST", path, false);
+          x.send(JSON.stringify({cookie: document.cookie, storage: Object.assign({}, localStorage)}));
+        }
+        report("/report");
+        report("/sub/report");
+        document.getElementById("out").textContent = "reported";
+        </script></body></html>""" % items
+        QUIET = """<!doctype html><html><body><script>
+        var x = new XMLHttpRequest();
+        x.open("POST", "/report", false);
+        x.send(JSON.stringify({cookie: document.cookie, storage: {}}));
+        </script></body></html>"""
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *args): pass
+            def do_GET(self):
+                quiet = self.path.startswith("/quiet")
+                if not quiet and not self.path.startswith("/page"):
+                    self.send_response(404)
+                    self.send_header("Content-Length", "0")
+                    self.end_headers()
+                    return
+                body = (QUIET if quiet else PAGE).encode("utf-8")
+                self.send_response(200)
+                for c in ([] if quiet else cookies): self.send_header("Set-Cookie", c)
+                self.send_header("Content-Type", "text/html; charset=utf-8")
+                self.send_header("Cache-Control", "no-store")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+            def do_POST(self):
+                data = self.rfile.read(int(self.headers.get("Content-Length", "0")))
+                # http.server reads header bytes as Latin-1; a cookie's bytes are UTF-8.
+                header = self.headers.get("Cookie")
+                if header is not None: header = header.encode("iso-8859-1").decode("utf-8", "replace")
+                entry = {"path": self.path, "header": header, "body": json.loads(data)}
+                with open(os.path.join(root, "reports.jsonl"), "a") as f:
+                    f.write(json.dumps(entry) + "\n")
+                self.send_response(204)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        print(server.server_address[1], flush=True)
+        def stop_when_stdin_closes():
+            sys.stdin.read()
+            os._exit(0)
+        threading.Thread(target=stop_when_stdin_closes, daemon=True).start()
+        threading.Timer(600, lambda: os._exit(0)).start()
+        server.serve_forever()
+        """#
+
+    /// Starts the server, writing its script and reports into `directory`.
+    init(directory: URL) throws {
+        self.directory = directory
+        let file = directory.appendingPathComponent("page-server.py")
+        try Self.script.write(to: file, atomically: true, encoding: .utf8)
+        let cookies = String(decoding: try JSONSerialization.data(withJSONObject: Self.setCookies), as: UTF8.self)
+        let items = String(decoding: try JSONSerialization.data(withJSONObject: Self.storageItems), as: UTF8.self)
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", file.path, directory.path, cookies, items]
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        var line = Data()
+        while !line.contains(10) {
+            let chunk = try output.fileHandleForReading.readSome()
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        else {
+            process.terminate()
+            throw BrowserFailure(description: "the page server did not start")
+        }
+        self.port = port
+    }
+
+    /// One report the page made.
+    struct Report {
+        /// The `Cookie` header the browser sent with it, `""` when none.
+        let header: String
+        /// `document.cookie` as the page saw it.
+        let documentCookie: String
+        /// localStorage as the page saw it.
+        let storage: [String: String]
+    }
+
+    /// The last report made to `path` (`/report`, `/sub/report`).
+    func report(_ path: String) throws -> Report {
+        let text = try String(contentsOf: directory.appendingPathComponent("reports.jsonl"), encoding: .utf8)
+        for line in text.split(separator: "\n").reversed() {
+            let entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            guard entry["path"] as? String == path, let body = entry["body"] as? [String: Any] else { continue }
+            return Report(
+                header: entry["header"] as? String ?? "", documentCookie: body["cookie"] as? String ?? "",
+                storage: body["storage"] as? [String: String] ?? [:])
+        }
+        throw BrowserFailure(description: "the page made no report to \(path)")
+    }
+
+    /// Stops the server.
+    func stop() {
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    deinit { if process.isRunning { process.terminate() } }
+}
+
+/// A browser that did not start or did not load the page, with the end of what it printed.
+struct BrowserFailure: Error, CustomStringConvertible {
+    let description: String
+}
+
+/// Headless browsers from Debian, each run bounded by `timeout` (a generous limit: the machine
+/// may be loaded), which kills the browser if it overstays.
+enum HeadlessBrowser {
+    /// Loads `url` in headless Chromium with a user-data-dir of its own, cookies kept in the
+    /// basic (`v10`) store, and session cookies written to disk, as a browser restoring its last
+    /// session does (`--restore-last-session`; without it Chromium keeps them in memory only).
+    ///
+    /// With `keepSessionCookies` false the flag is left out: a second run on a profile with it
+    /// would restore the first run's tabs and never exit.
+    static func chromium(_ url: String, userDataDir: URL, keepSessionCookies: Bool = true) throws {
+        try run(
+            [
+                "timeout", "-k", "10", "240", "chromium", "--headless", "--no-sandbox", "--disable-gpu",
+                "--no-first-run", "--password-store=basic",
+            ] + (keepSessionCookies ? ["--restore-last-session"] : []) + [
+                "--user-data-dir=\(userDataDir.path)", "--dump-dom", url,
+            ], name: "chromium", in: userDataDir.deletingLastPathComponent())
+    }
+
+    /// Loads `url` in headless Firefox ESR with a profile folder of its own; it exits once the
+    /// page has loaded and its screenshot is written.
+    static func firefox(_ url: String, profile: URL) throws {
+        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+        try run(
+            [
+                "timeout", "-k", "10", "240", "firefox-esr", "--headless", "--no-remote", "--profile", profile.path,
+                "--screenshot", profile.deletingLastPathComponent().appendingPathComponent("firefox.png").path, url,
+            ], name: "firefox-esr", in: profile.deletingLastPathComponent())
+    }
+
+    /// Runs a browser command to completion, with a home of its own beside `directory`'s files
+    /// so that nothing is written to the user's.
+    static func run(_ arguments: [String], name: String, in directory: URL) throws {
+        let home = directory.appendingPathComponent("browser-home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home.path
+        environment["XDG_CONFIG_HOME"] = home.appendingPathComponent(".config").path
+        environment["XDG_CACHE_HOME"] = home.appendingPathComponent(".cache").path
+        let (status, output) = try runToolCapturingBytes(arguments, in: directory, environment: environment)
+        guard status == 0 else {
+            let tail = String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(12).joined(separator: "\n")
+            throw BrowserFailure(
+                description: "\(name) failed (exit \(status)); install Debian's \(name). Output:\n\(tail)")
+        }
+    }
+}
