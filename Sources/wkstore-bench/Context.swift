@@ -7,6 +7,10 @@ struct Config {
     var quick = false
     /// Writer threads for the concurrent ingest.
     var threads = 8
+    /// The cache section's largest store (`--cache-entries N`), or `nil` for the default.
+    var cacheLargest: Int?
+    /// Whether sections run without their installed peers (`--no-peers`).
+    var noPeers = false
 
     /// The main data set: 100,000 cookies over 10,000 sites, 10,000 lookups.
     var big: Shape {
