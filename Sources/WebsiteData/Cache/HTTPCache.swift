@@ -68,7 +68,7 @@ public struct HTTPCache: Sendable {
         origin: @escaping Origin
     ) async throws -> CachedResponse {
         let settings =
-            (try? CacheSettings.read(database))
+            (try? memory.settings())
             ?? CacheSettings(
                 maxSize: 256 << 20, memoryMaxSize: 32 << 20,
                 storesCookieHeaders: false)

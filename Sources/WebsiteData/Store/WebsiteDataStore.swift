@@ -333,6 +333,7 @@ public final class WebsiteDataStore: Sendable {
         try database.checkWritable()
         if let problem = setting.validate(value) { throw StoreError.invalidSetting(key: setting.key, detail: problem) }
         try database.writeSetting(setting, value)
+        component(HTTPMemoryCache.self).settingsChanged()
         try httpCookieStore.settingsChanged(try database.read { try SettingsTable.values($0) })
     }
 
@@ -341,6 +342,7 @@ public final class WebsiteDataStore: Sendable {
     /// - Parameter setting: the setting; one never set stays at its default.
     public func reset(_ setting: StoreSetting) throws {
         try database.writeSetting(setting, nil)
+        component(HTTPMemoryCache.self).settingsChanged()
         try httpCookieStore.settingsChanged(try database.read { try SettingsTable.values($0) })
     }
 }

@@ -466,6 +466,24 @@ extension CachedResponse {
         #expect(hit.networkHeaders == nil)
     }
 
+    @Test func aSettingChangedByAnyStoreObjectAppliesToTheNextRequest() async throws {
+        let crawler = try store()
+        let operatorStore = try store()
+        let cache = crawler.httpCache
+        let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=60", "Set-Cookie": "sid=1"])
+        _ = try await cache.get("https://example.com/a", origin: origin.origin)
+        #expect(try await cache.get("https://example.com/a", origin: unreachableOrigin).headers["Set-Cookie"] == nil)
+        // Another store object, as another process would.
+        try operatorStore.set(.cacheStoresCookieHeaders, to: "true")
+        _ = try await cache.get("https://example.com/b", origin: origin.origin)
+        #expect(
+            try await cache.get("https://example.com/b", origin: unreachableOrigin).headers["Set-Cookie"] == "sid=1")
+        // This store object.
+        try crawler.reset(.cacheStoresCookieHeaders)
+        _ = try await cache.get("https://example.com/c", origin: origin.origin)
+        #expect(try await cache.get("https://example.com/c", origin: unreachableOrigin).headers["Set-Cookie"] == nil)
+    }
+
     @Test func entriesArePartitionedByTopLevelSite() async throws {
         let store = try store()
         let cache = store.httpCache
