@@ -1,14 +1,5 @@
 import Foundation
 
-extension WebsiteDataStore {
-    /// The store's HTTP cache: its disk cache (persistent stores) and this process's memory cache.
-    public var httpCache: HTTPCache {
-        HTTPCache(
-            disk: component(HTTPDiskCache.self), memory: component(HTTPMemoryCache.self), database: database,
-            clock: clock)
-    }
-}
-
 /// A private HTTP cache (RFC 9111 with RFC 5861) in front of an origin: the layer an HTTP
 /// client calls for each request, below redirect following.
 ///
@@ -67,15 +58,23 @@ public struct HTTPCache: Sendable {
         _ request: CacheRequest, mode: CacheMode = .default, topLevelSite: URL? = nil,
         origin: @escaping Origin
     ) async throws -> CachedResponse {
+        try await send(
+            request, mode: mode, partition: CacheEntryKey.partition(topLevelSite: topLevelSite, url: request.url),
+            origin: origin)
+    }
+
+    /// `send(_:mode:topLevelSite:origin:)` with the partition (`CacheEntryKey.partition`) given
+    /// by a client that knows it already.
+    package func send(
+        _ request: CacheRequest, mode: CacheMode, partition: String, origin: @escaping Origin
+    ) async throws -> CachedResponse {
         let settings =
             (try? memory.settings())
             ?? CacheSettings(
                 maxSize: 256 << 20, memoryMaxSize: 32 << 20,
                 storesCookieHeaders: false)
         let exchange = CacheExchange(
-            cache: self, request: request, mode: mode,
-            partition: CacheEntryKey.partition(topLevelSite: topLevelSite, url: request.url),
-            settings: settings, origin: origin)
+            cache: self, request: request, mode: mode, partition: partition, settings: settings, origin: origin)
         switch request.normalizedMethod {
         case "GET", "HEAD": return try await exchange.retrieve()
         case "OPTIONS", "TRACE", "CONNECT": return try await exchange.forward()
@@ -187,12 +186,10 @@ private struct CacheExchange: Sendable {
 
     /// The stored response that answers the request: the memory cache first, then the disk cache.
     func lookup() throws -> CacheEntry? {
-        let resource = CacheResourceKey(partition: partition, method: "GET", url: urlKey)
-        if let entry = cache.memory.entries(for: resource).first(where: { $0.policy.matches(request) }) {
-            cache.memory.touch(entry.key)
-            return entry
-        }
-        let stored = try cache.disk.entries(for: resource)
+        let url = CachePolicy.cacheURL(request.url)
+        let resource = CacheResourceKey(partition: partition, method: "GET", url: url.absoluteString)
+        if let entry = cache.memory.use(resource, where: { $0.policy.matches(request) }) { return entry }
+        let stored = try cache.disk.entries(for: resource, url: url)
         guard var entry = stored.first(where: { $0.policy.matches(request) }) else { return nil }
         entry.policy = entry.policy.with(options: options)
         cache.memory.store(entry, mirrorsDisk: true, limit: settings.memoryMaxSize)
@@ -335,7 +332,7 @@ private struct CacheExchange: Sendable {
     func serve(_ entry: CacheEntry, outcome: CacheOutcome) throws -> CachedResponse? {
         let policy = entry.policy
         let now = self.now
-        if let id = entry.diskID { cache.disk.touch(id) }
+        if let id = entry.diskID, !entry.diskAccessIsRecorded { cache.disk.touch(id) }
         if method == "HEAD" {
             return CachedResponse(
                 status: policy.status, headers: policy.responseHeaders(at: now), body: .empty, outcome: outcome)

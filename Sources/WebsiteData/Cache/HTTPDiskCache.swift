@@ -78,8 +78,13 @@ final class HTTPDiskCache: Sendable {
     // MARK: - Reading
 
     /// Every stored variant of a resource, most recently stored first.
-    func entries(for resource: CacheResourceKey) throws -> [CacheEntry] {
+    ///
+    /// - Parameters:
+    ///   - resource: the resource.
+    ///   - url: `resource.url` as a URL, when the caller has it (parsing it again costs a URL per hit).
+    func entries(for resource: CacheResourceKey, url: URL? = nil) throws -> [CacheEntry] {
         guard isEnabled else { return [] }
+        let url = url ?? URL(string: resource.url)!
         return try database.read { db in
             try db.rows(
                 """
@@ -90,7 +95,7 @@ final class HTTPDiskCache: Sendable {
                 let key = CacheEntryKey(
                     partition: resource.partition, method: resource.method, url: resource.url, variant: row.string(1))
                 let policy = CachePolicy(
-                    method: resource.method, url: URL(string: resource.url)!, status: Int(row.int(3)),
+                    method: resource.method, url: url, status: Int(row.int(3)),
                     headers: HTTPHeaders(serialized: row.string(4)),
                     requestTime: Date(timeIntervalSince1970: row.double(5)),
                     responseTime: Date(timeIntervalSince1970: row.double(6)),

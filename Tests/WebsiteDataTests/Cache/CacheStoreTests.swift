@@ -547,6 +547,30 @@ extension CachedResponse {
         #expect(records.first?.sizes[.memoryCache] == cache.memoryUsage)
     }
 
+    @Test func memoryCacheHitsRecordTheirUseOnDiskOnceAMinute() async throws {
+        let store = try store()
+        let cache = store.httpCache
+        let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=3600"])
+        let url = "https://example.com/page"
+        _ = try await cache.get(url, origin: origin.origin)
+        let stored = clock.now
+        // The disk entry's last access, recorded or waiting to be written with the next write.
+        let disk = store.component(HTTPDiskCache.self)
+        func lastAccess() throws -> Date? { try disk.rows(url: url, options: CachePolicy.Options()).first?.lastAccess }
+        clock.advance(10)
+        #expect(try await cache.get(url, origin: unreachableOrigin).outcome == .hit)
+        #expect(try lastAccess() == stored)
+        clock.advance(60)
+        #expect(try await cache.get(url, origin: unreachableOrigin).outcome == .hit)
+        let recorded = clock.now
+        #expect(try lastAccess() == recorded)
+        clock.advance(30)
+        #expect(try await cache.get(url, origin: unreachableOrigin).outcome == .hit)
+        #expect(try lastAccess() == recorded)
+        // This process's listing counts every use.
+        #expect(try cache.entries(for: URL(string: url)!).first?.lastAccess == clock.now)
+    }
+
     @Test func aMemoryCacheClearInAnotherProcessIsHonouredOnTheNextAccess() async throws {
         let crawler = try store()
         let operatorStore = try store()
