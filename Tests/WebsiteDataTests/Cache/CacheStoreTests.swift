@@ -74,7 +74,8 @@ extension CachedResponse {
 
     /// Body files the rows name.
     func rowFiles(_ store: WebsiteDataStore) throws -> [String] {
-        try store.database.read { db in
+        store.httpCache.waitForPendingWrites()
+        return try store.database.read { db in
             try db.rows("SELECT body_file FROM http_cache WHERE body_file IS NOT NULL ORDER BY body_file") {
                 $0.string(0)
             }
@@ -82,7 +83,8 @@ extension CachedResponse {
     }
 
     func rowCount(_ store: WebsiteDataStore) throws -> Int64 {
-        try store.database.read { try $0.scalar("SELECT count(*) FROM http_cache")?.int64 ?? -1 }
+        store.httpCache.waitForPendingWrites()
+        return try store.database.read { try $0.scalar("SELECT count(*) FROM http_cache")?.int64 ?? -1 }
     }
 
     static func body(_ size: Int, _ byte: UInt8 = 0x61) -> Data { Data(repeating: byte, count: size) }
@@ -187,6 +189,7 @@ extension CachedResponse {
         clock.advance(1)
         _ = try await cache.get("https://example.com/5", origin: origin.origin)
         #expect(try cache.diskUsage() <= 350 * 1024)
+        store.httpCache.waitForPendingWrites()
         let urls = try store.database.read { db in
             try db.rows("SELECT url FROM http_cache ORDER BY url") { $0.string(0) }
         }
@@ -223,6 +226,7 @@ extension CachedResponse {
 
         let removed = try await store.removeData(ofTypes: [.diskCache], modifiedSince: cut)
         #expect(removed.map(\.displayName) == ["new.example"])
+        store.httpCache.waitForPendingWrites()
         let urls = try store.database.read { db in
             try db.rows("SELECT url FROM http_cache ORDER BY url") { $0.string(0) }
         }
@@ -458,6 +462,7 @@ extension CachedResponse {
         let miss = try await cache.get("https://example.com/", origin: origin.origin)
         #expect(miss.headers["Set-Cookie"] == "sid=secret")
         #expect(miss.networkHeaders?["Set-Cookie"] == "sid=secret")
+        store.httpCache.waitForPendingWrites()
         let text = try store.database.read { try $0.scalar("SELECT headers FROM http_cache")?.text ?? "" }
         #expect(!text.lowercased().contains("set-cookie") && !text.contains("secret"))
         let hit = try await cache.get("https://example.com/", origin: unreachableOrigin)
@@ -499,6 +504,7 @@ extension CachedResponse {
             try await cache.get(script, topLevelSite: URL(string: "https://b.example/")!, origin: origin.origin).outcome
                 == .miss)
         #expect(origin.hits == 2)
+        store.httpCache.waitForPendingWrites()
         let partitions = try store.database.read { db in
             try db.rows("SELECT partition_key, site FROM http_cache ORDER BY partition_key") {
                 "\($0.string(0)) \($0.string(1))"
@@ -512,6 +518,7 @@ extension CachedResponse {
         let before = try store.database.newestSequence()
         let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=60"])
         _ = try await store.httpCache.get("https://www.example.com/a", origin: origin.origin)
+        store.httpCache.waitForPendingWrites()
         let entries = try store.database.read { db in
             try db.rows("SELECT type, site, cause FROM change_log WHERE seq > ?", [.integer(before)]) {
                 "\($0.int(0)) \($0.string(1)) \($0.int(2))"
