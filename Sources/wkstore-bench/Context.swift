@@ -152,3 +152,19 @@ struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Runs a child process to its end and returns its exit status and the whitespace-separated
+/// fields of its standard output (and that output whole, for error messages).
+func childFields(_ executable: URL, _ arguments: [String]) throws -> (
+    status: Int32, fields: [Substring], output: String
+) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = String(decoding: try pipe.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, output.split(whereSeparator: \.isWhitespace), output)
+}
