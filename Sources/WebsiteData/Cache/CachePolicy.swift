@@ -69,7 +69,7 @@ public struct CachePolicy: Sendable, Hashable {
     /// Whether a private cache may store the response (RFC 9111 §3).
     public let isStorable: Bool
     /// The options the policy was made with.
-    public let options: Options
+    public internal(set) var options: Options
     let cacheControl: CacheControl
 
     // MARK: - Making a policy

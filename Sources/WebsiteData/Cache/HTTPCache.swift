@@ -589,8 +589,9 @@ extension CacheBody {
 extension CachePolicy {
     /// The same policy with other options (those of the store's current settings).
     func with(options: Options) -> CachePolicy {
-        CachePolicy(
-            method: method, url: url, status: status, headers: headers, requestTime: requestTime,
-            responseTime: responseTime, variantKey: variantKey, isStorable: isStorable, options: options)
+        // A copy: rebuilt, it parsed its `Cache-Control` again on every disk-cache hit.
+        var policy = self
+        policy.options = options
+        return policy
     }
 }

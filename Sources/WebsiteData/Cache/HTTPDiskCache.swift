@@ -206,7 +206,13 @@ final class HTTPDiskCache: Sendable {
             t = [:]
             return pending
         }
-        if let flush { try? database.write(changes: []) { db in try Self.persistAccess(flush, db) } }
+        // Committed behind, as rows are (reads wait for it): committed here, every 256th hit
+        // waited for a commit.
+        if let flush {
+            let ticket = database.enqueueWrite(changes: []) { db in try Self.persistAccess(flush, db) }
+            behind.withLock { $0.newestTicket = max($0.newestTicket, ticket) }
+            committer.async { [database] in try? database.waitForCommit(ticket) }
+        }
     }
 
     /// The URL of a stored body file.
