@@ -11,7 +11,7 @@ extension HTTPClient {
     /// applies the response's `Set-Cookie` and `Clear-Site-Data`, so that a revalidation (in the
     /// background too) applies them and a hit, which never reaches the origin, does not.
     func exchangeThroughCache(
-        _ hop: HopRequest, context: CookieRequestContext, mode: CacheMode,
+        _ hop: HopRequest, context: CookieRequestContext, partition: String, mode: CacheMode,
         wantsFile: Bool
     ) async throws -> HopExchange {
         let cache = store.httpCache
@@ -52,7 +52,7 @@ extension HTTPClient {
             body: hop.body)
         let cached: CachedResponse
         do {
-            cached = try await cache.send(request, mode: mode, topLevelSite: context.topLevelSite, origin: origin)
+            cached = try await cache.send(request, mode: mode, partition: partition, origin: origin)
         } catch {
             state.markReturned()
             throw error

@@ -155,7 +155,7 @@ public final class HTTPClient: Sendable {
             let result: HopExchange
             if configuration.usesCache {
                 result = try await exchangeThroughCache(
-                    hop, context: context, mode: request.cacheMode,
+                    hop, context: context, partition: chain.partition, mode: request.cacheMode,
                     wantsFile: request.destination != nil)
             } else {
                 if let destination = request.destination { hop.sink = .destination(destination) }

@@ -1,11 +1,11 @@
 import Foundation
 
-/// The command line: `wkstore-bench [--quick] [--threads N] [lookup] [ingest] [open] [memory] [indexeddb] [http] [feed] [fleet]`.
+/// The command line: `wkstore-bench [--quick] [--threads N] [lookup] [ingest] [open] [memory] [indexeddb] [http] [feed] [fleet] [cache]`.
 enum BenchCommand {
-    static let sections = ["lookup", "ingest", "open", "memory", "indexeddb", "http", "feed", "fleet"]
+    static let sections = ["lookup", "ingest", "open", "memory", "indexeddb", "http", "feed", "fleet", "cache"]
 
     static let usage = """
-        usage: wkstore-bench [--quick] [--threads N] [SECTION...]
+        usage: wkstore-bench [--quick] [--threads N] [--cache-entries N] [--no-peers] [SECTION...]
 
         Measures the wkstore cookie engine against its peers and floors, in one run, and prints a
         table per section. Sections (default: all, in this order):
@@ -19,9 +19,14 @@ enum BenchCommand {
           fleet    the store on PostgreSQL: ingest vs COPY, lookups vs SQLite, open vs SELECT, and
                    commit-to-lookup and commit-to-feed delays over 8 processes (a private cluster,
                    or the database WKSTORE_BENCH_POSTGRES names)
+          cache    HTTP cache hits through HTTPClient: vs a dictionary, an indexed SELECT and Python's
+                   requests-cache (installed into a venv by scripts/bench-peers.sh); fill vs cache off;
+                   clear --types diskcache --since
         Options:
           --quick      a scaled-down smoke run of a few seconds (numbers are not comparable to the full run)
           --threads N  writer threads for the concurrent ingest (default 8)
+          --cache-entries N  the cache section's largest store (default 100000)
+          --no-peers   skip peers that must be installed (requests-cache) instead of failing
         Build it in release mode: swift build -c release --product wkstore-bench
         """
 
@@ -61,6 +66,12 @@ enum BenchCommand {
                     fail("--threads needs a whole number above 0", code: 2)
                 }
                 config.threads = value
+            case "--cache-entries":
+                guard let value = rest.popFirst().flatMap({ Int($0) }), value >= 100 else {
+                    fail("--cache-entries needs a whole number of at least 100", code: 2)
+                }
+                config.cacheLargest = value
+            case "--no-peers": config.noPeers = true
             case "-h", "--help", "help":
                 emit(usage)
                 return
@@ -94,6 +105,7 @@ enum BenchCommand {
                 case "http": table = try HTTPBench.run(context)
                 case "feed": table = try FeedBench.run(context)
                 case "fleet": table = try FleetBench.run(context)
+                case "cache": table = try CacheBench.run(context)
                 default: table = try MemoryBench.run(context)
                 }
                 emit(table.render())

@@ -7,6 +7,10 @@ struct Config {
     var quick = false
     /// Writer threads for the concurrent ingest.
     var threads = 8
+    /// The cache section's largest store (`--cache-entries N`), or `nil` for the default.
+    var cacheLargest: Int?
+    /// Whether sections run without their installed peers (`--no-peers`).
+    var noPeers = false
 
     /// The main data set: 100,000 cookies over 10,000 sites, 10,000 lookups.
     var big: Shape {
@@ -147,4 +151,20 @@ func runThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
 struct BenchError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
+}
+
+/// Runs a child process to its end and returns its exit status and the whitespace-separated
+/// fields of its standard output (and that output whole, for error messages).
+func childFields(_ executable: URL, _ arguments: [String]) throws -> (
+    status: Int32, fields: [Substring], output: String
+) {
+    let process = Process()
+    process.executableURL = executable
+    process.arguments = arguments
+    let pipe = Pipe()
+    process.standardOutput = pipe
+    try process.run()
+    let output = String(decoding: try pipe.fileHandleForReading.readToEndOfFile(), as: UTF8.self)
+    process.waitUntilExit()
+    return (process.terminationStatus, output.split(whereSeparator: \.isWhitespace), output)
 }

@@ -13,7 +13,10 @@ enum HTTPBench {
     /// few percent.
     static let server = #"""
         import os, selectors, socket, sys, threading
-        RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nCache-Control: no-store\r\n\r\nok"
+        # Arguments: the Cache-Control value and the body's size (default no-store, "ok").
+        CONTROL = sys.argv[1] if len(sys.argv) > 1 else "no-store"
+        BODY = b"x" * int(sys.argv[2]) if len(sys.argv) > 2 else b"ok"
+        RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\nCache-Control: %s\r\n\r\n" % (len(BODY), CONTROL.encode()) + BODY
         selector = selectors.DefaultSelector()
         listener = socket.create_server(("127.0.0.1", 0), backlog=128)
         listener.setblocking(False)
@@ -273,16 +276,17 @@ enum HTTPBench {
         }
     }
 
-    /// The Python server (`server`), running until `stop()`.
+    /// The Python server (`server`), running until `stop()`; `arguments` are its `Cache-Control`
+    /// value and body size, when not the default.
     final class LoopbackServer {
         let process = Process()
         let stdin = Pipe()
         /// The port it listens on, on 127.0.0.1.
         let port: Int
 
-        init() throws {
+        init(arguments: [String] = []) throws {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", HTTPBench.server]
+            process.arguments = ["python3", "-c", HTTPBench.server] + arguments
             let stdout = Pipe()
             process.standardInput = stdin
             process.standardOutput = stdout

@@ -64,25 +64,15 @@ enum MemoryBench {
 
     /// Runs a child process for one engine and reads its report.
     static func spawn(engine: String, count: Int) throws -> Measurement {
-        let process = Process()
         let selfPath =
             FileManager.default.fileExists(atPath: "/proc/self/exe")
             ? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) : nil
-        process.executableURL = URL(fileURLWithPath: selfPath ?? CommandLine.arguments[0])
-        process.arguments = ["__memory", engine, String(count)]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = try pipe.fileHandleForReading.readToEndOfFile()
-        process.waitUntilExit()
-        let fields = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
-        guard process.terminationStatus == 0, fields.count == 4, let baseline = Double(fields[0]),
-            let peak = Double(fields[1]),
+        let (status, fields, output) = try childFields(
+            URL(fileURLWithPath: selfPath ?? CommandLine.arguments[0]), ["__memory", engine, String(count)])
+        guard status == 0, fields.count == 4, let baseline = Double(fields[0]), let peak = Double(fields[1]),
             let held = Int(fields[2]), let seconds = Double(fields[3])
         else {
-            throw BenchError(
-                "memory child \(engine) \(count) failed (status \(process.terminationStatus)): \(String(decoding: output, as: UTF8.self))"
-            )
+            throw BenchError("memory child \(engine) \(count) failed (status \(status)): \(output)")
         }
         return Measurement(baselineKB: baseline, peakKB: peak, held: held, seconds: seconds)
     }

@@ -17,7 +17,9 @@ import WebsiteDataHTTP
 /// time of a read from memory changes from run to run by half, and the headers' time in reads
 /// compares builds where their times in nanoseconds do not. `ingest-postgresql` repeats the
 /// fleet section's 8-thread ingest into fresh PostgreSQL stores (`WKSTORE_BENCH_POSTGRES`, or a
-/// private cluster).
+/// private cluster). `cache-fill` fills fresh stores with the cache section's 10,000 responses
+/// over and over; `cache-disk` and `cache-memory` fill one and then repeat its disk hits (each pass
+/// from a new store object) or its memory hits.
 enum ProfileLoop {
     /// `HTTPBench.lookupsAsHTTPClientAsks` after the first round, in a function of its own:
     /// `valgrind --toggle-collect='*ProfileLoop*steadyLookups*'` counts only these.
@@ -37,11 +39,11 @@ enum ProfileLoop {
         guard let what = arguments.first,
             [
                 "lookup", "lookup-http", "lookup-memory", "ingest", "ingest1", "ingest-memory", "http", "http-empty",
-                "http-given", "cold", "cold-batch", "ingest-postgresql",
+                "http-given", "cold", "cold-batch", "ingest-postgresql", "cache-fill", "cache-disk", "cache-memory",
             ].contains(what)
         else {
             throw BenchError(
-                "usage: __profile lookup|lookup-http|lookup-memory|ingest|ingest1|ingest-memory|ingest-postgresql|http|http-empty|http-given|cold|cold-batch [SECONDS] [--quick]"
+                "usage: __profile lookup|lookup-http|lookup-memory|ingest|ingest1|ingest-memory|ingest-postgresql|http|http-empty|http-given|cold|cold-batch|cache-fill|cache-disk|cache-memory [SECONDS] [--quick]"
             )
         }
         let seconds = arguments.dropFirst().first.flatMap { Double($0) } ?? 10
@@ -108,6 +110,8 @@ enum ProfileLoop {
             print(
                 "cold batch: header \(Int(header)) ns, read from memory \(Int(read)) ns: \(Format.fixed(header / read, 2)) reads per header"
             )
+        case "cache-fill", "cache-disk", "cache-memory":
+            try CacheBench.profile(String(what.dropFirst(6)), seconds: seconds)
         case "http", "http-empty", "http-given":
             let scratch = ScratchDirectory("profile")
             let directory = scratch.url.appendingPathComponent("store")

@@ -49,20 +49,11 @@ enum PythonPeer {
             to: json)
         try script.write(to: code, atomically: true, encoding: .utf8)
         progress("ingesting the same responses with Python's http.cookiejar")
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [code.path, json.path]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = try pipe.fileHandleForReading.readToEndOfFile()
-        process.waitUntilExit()
-        let fields = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
-        guard process.terminationStatus == 0, fields.count == 4, let headers = Int(fields[0]),
-            let stored = Int(fields[1]),
+        let (status, fields, _) = try childFields(python, [code.path, json.path])
+        guard status == 0, fields.count == 4, let headers = Int(fields[0]), let stored = Int(fields[1]),
             let seconds = Double(fields[2])
         else {
-            throw BenchError("the Python reference failed (status \(process.terminationStatus))")
+            throw BenchError("the Python reference failed (status \(status))")
         }
         return Result(stored: stored, seconds: seconds, version: String(fields[3]), headers: headers)
     }

@@ -71,9 +71,10 @@ enum CrashData {
 }
 
 /// `diskcache`: disk-cache entries stored through `HTTPCache.send` with an origin that answers
-/// cacheable responses. Storing is best effort in `send`, so each write is acknowledged only
-/// once a `only-if-cached` request (with the memory cache off) has read the stored body back
-/// from disk, whole.
+/// cacheable responses. Storing is best effort in `send`, and small bodies are written behind
+/// (committed after `send` returned), so each write is acknowledged only once a `only-if-cached`
+/// request (with the memory cache off) has read the stored body back from disk, whole: a kill
+/// may land while a row written behind is being committed, which must then be whole or absent.
 func crashWriteDiskCache(store: WebsiteDataStore, prefix: String, count: Int) throws {
     try store.set(.memoryCacheMaxSize, to: "0")
     try store.set(.cacheMaxSize, to: "64GB")

@@ -182,6 +182,8 @@ struct FetchCommand: Command {
         var request = plan.request
         if progress.isEnabled { request.progress = { progress.update($0) } }
         defer { if let spool = plan.spoolFile { try? FileManager.default.removeItem(at: spool) } }
+        // The process may exit as soon as this returns: the responses written behind are committed first.
+        defer { store.httpCache.waitForPendingWrites() }
         var response: HTTPResponse
         let started = ContinuousClock.now
         do {

@@ -65,7 +65,8 @@ struct CacheFixture {
 
     /// Rows of the disk cache whose URL names the resource `key`.
     func storedRows(_ key: String, in store: WebsiteDataStore) throws -> Int {
-        try store.database.read { db in
+        store.httpCache.waitForPendingWrites()
+        return try store.database.read { db in
             try db.scalar(
                 "SELECT count(*) FROM http_cache WHERE url LIKE ? OR url LIKE ?",
                 [.text("%/c?k=\(key)&%"), .text("%/c?k=\(key)")])?.int64 ?? -1

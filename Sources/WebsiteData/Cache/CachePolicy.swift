@@ -69,7 +69,7 @@ public struct CachePolicy: Sendable, Hashable {
     /// Whether a private cache may store the response (RFC 9111 §3).
     public let isStorable: Bool
     /// The options the policy was made with.
-    public let options: Options
+    public internal(set) var options: Options
     let cacheControl: CacheControl
 
     // MARK: - Making a policy
@@ -482,7 +482,11 @@ public struct CachePolicy: Sendable, Hashable {
     /// The URL a response is stored under: the request URL without its fragment.
     static func cacheURL(_ url: URL) -> URL {
         let text = url.absoluteString
-        guard let hash = text.firstIndex(of: "#") else { return url }
+        // Searched as bytes: `firstIndex(of:)` walks Characters, a tenth of a memory-cache hit.
+        let hasFragment =
+            text.utf8.withContiguousStorageIfAvailable { $0.contains(UInt8(ascii: "#")) }
+            ?? text.utf8.contains(UInt8(ascii: "#"))
+        guard hasFragment, let hash = text.utf8.firstIndex(of: UInt8(ascii: "#")) else { return url }
         return URL(string: String(text[..<hash])) ?? url
     }
 

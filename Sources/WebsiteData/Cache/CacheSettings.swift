@@ -136,6 +136,9 @@ struct CacheEntry: Sendable {
     var modified: Date
     /// The row of the disk cache holding it, when it is there.
     var diskID: Int64? = nil
+    /// Whether the row's last-access time needs no update for this use (a memory-cache copy used
+    /// within `HTTPMemoryCache.diskAccessInterval`).
+    var diskAccessIsRecorded = false
 
     /// The bytes counted against a cache's limit: URL, header fields and body.
     var size: Int64 { Int64(key.url.utf8.count + policy.headers.byteCount) + body.byteCount }
@@ -157,9 +160,12 @@ enum StoredBody: Sendable, Hashable {
 }
 
 extension CacheEntryKey {
+    /// The partition of a request made under a top-level site already known (`nil`: none).
+    package static func partition(_ topLevelSite: SchemefulSite?) -> String { topLevelSite?.description ?? "" }
+
     /// The partition of a request: the schemeful site of the top-level page, or of the URL
     /// itself for a top-level request.
-    static func partition(topLevelSite: URL?, url: URL) -> String {
+    package static func partition(topLevelSite: URL?, url: URL) -> String {
         SchemefulSite(topLevelSite ?? url)?.description ?? ""
     }
 }

@@ -1,14 +1,5 @@
 import Foundation
 
-extension WebsiteDataStore {
-    /// The store's HTTP cache: its disk cache (persistent stores) and this process's memory cache.
-    public var httpCache: HTTPCache {
-        HTTPCache(
-            disk: component(HTTPDiskCache.self), memory: component(HTTPMemoryCache.self), database: database,
-            clock: clock)
-    }
-}
-
 /// A private HTTP cache (RFC 9111 with RFC 5861) in front of an origin: the layer an HTTP
 /// client calls for each request, below redirect following.
 ///
@@ -67,15 +58,23 @@ public struct HTTPCache: Sendable {
         _ request: CacheRequest, mode: CacheMode = .default, topLevelSite: URL? = nil,
         origin: @escaping Origin
     ) async throws -> CachedResponse {
+        try await send(
+            request, mode: mode, partition: CacheEntryKey.partition(topLevelSite: topLevelSite, url: request.url),
+            origin: origin)
+    }
+
+    /// `send(_:mode:topLevelSite:origin:)` with the partition (`CacheEntryKey.partition`) given
+    /// by a client that knows it already.
+    package func send(
+        _ request: CacheRequest, mode: CacheMode, partition: String, origin: @escaping Origin
+    ) async throws -> CachedResponse {
         let settings =
-            (try? CacheSettings.read(database))
+            (try? memory.settings())
             ?? CacheSettings(
                 maxSize: 256 << 20, memoryMaxSize: 32 << 20,
                 storesCookieHeaders: false)
         let exchange = CacheExchange(
-            cache: self, request: request, mode: mode,
-            partition: CacheEntryKey.partition(topLevelSite: topLevelSite, url: request.url),
-            settings: settings, origin: origin)
+            cache: self, request: request, mode: mode, partition: partition, settings: settings, origin: origin)
         switch request.normalizedMethod {
         case "GET", "HEAD": return try await exchange.retrieve()
         case "OPTIONS", "TRACE", "CONNECT": return try await exchange.forward()
@@ -97,6 +96,17 @@ public struct HTTPCache: Sendable {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
         return url
+    }
+
+    /// Waits until the responses this store object stored are committed to the disk cache.
+    ///
+    /// Small responses are written behind: `send` returns before their rows are committed (with
+    /// others, in the background), as browsers write their caches. Every read of the cache
+    /// through this store object sees them; call this before another process or another store
+    /// object must (before exiting, for instance). A crash loses such a response whole, never
+    /// half of it.
+    public func waitForPendingWrites() {
+        disk.waitForWritesBehind()
     }
 
     /// Waits until every background revalidation started so far (`stale-while-revalidate`) has finished.
@@ -148,10 +158,11 @@ private struct CacheExchange: Sendable {
             return try await fetch(storing: true, replacing: mode == .reload ? try lookup() : nil)
         }
         let onlyIfCached = mode == .onlyIfCached || control.contains("only-if-cached")
-        guard let entry = try lookup() else {
+        let (found, variants) = try lookupWithVariants()
+        guard let entry = found else {
             if onlyIfCached { return Self.gatewayTimeout() }
             if method == "GET", mode != .noCache, !isCallerConditional, byteRange == nil {
-                let others = try storedVariants().filter { $0.policy.headers.contains("ETag") }
+                let others = variants.filter { $0.policy.headers.contains("ETag") }
                 if !others.isEmpty { return try await validateVariants(others) }
             }
             return try await fetch(storing: true)
@@ -186,23 +197,20 @@ private struct CacheExchange: Sendable {
     }
 
     /// The stored response that answers the request: the memory cache first, then the disk cache.
-    func lookup() throws -> CacheEntry? {
-        let resource = CacheResourceKey(partition: partition, method: "GET", url: urlKey)
-        if let entry = cache.memory.entries(for: resource).first(where: { $0.policy.matches(request) }) {
-            cache.memory.touch(entry.key)
-            return entry
-        }
-        let stored = try cache.disk.entries(for: resource)
-        guard var entry = stored.first(where: { $0.policy.matches(request) }) else { return nil }
+    func lookup() throws -> CacheEntry? { try lookupWithVariants().entry }
+
+    /// `lookup()`, and when nothing matched, every stored variant of the requested URL in this
+    /// partition (read by the same query: a miss read the disk twice).
+    func lookupWithVariants() throws -> (entry: CacheEntry?, variants: [CacheEntry]) {
+        let url = CachePolicy.cacheURL(request.url)
+        let resource = CacheResourceKey(partition: partition, method: "GET", url: url.absoluteString)
+        if let entry = cache.memory.use(resource, where: { $0.policy.matches(request) }) { return (entry, []) }
+        guard cache.disk.isEnabled else { return (nil, cache.memory.entries(for: resource)) }
+        let stored = try cache.disk.entries(for: resource, url: url)
+        guard var entry = stored.first(where: { $0.policy.matches(request) }) else { return (nil, stored) }
         entry.policy = entry.policy.with(options: options)
         cache.memory.store(entry, mirrorsDisk: true, limit: settings.memoryMaxSize)
-        return entry
-    }
-
-    /// Every stored variant of the requested URL in this partition (none of which matched).
-    func storedVariants() throws -> [CacheEntry] {
-        let resource = CacheResourceKey(partition: partition, method: "GET", url: urlKey)
-        return cache.disk.isEnabled ? try cache.disk.entries(for: resource) : cache.memory.entries(for: resource)
+        return (entry, [])
     }
 
     /// No stored variant matches the request's `Vary` fields: asks the origin with the entity
@@ -335,7 +343,7 @@ private struct CacheExchange: Sendable {
     func serve(_ entry: CacheEntry, outcome: CacheOutcome) throws -> CachedResponse? {
         let policy = entry.policy
         let now = self.now
-        if let id = entry.diskID { cache.disk.touch(id) }
+        if cache.disk.isEnabled, !entry.diskAccessIsRecorded { cache.disk.touch(entry.diskID, key: entry.key) }
         if method == "HEAD" {
             return CachedResponse(
                 status: policy.status, headers: policy.responseHeaders(at: now), body: .empty, outcome: outcome)
@@ -367,7 +375,12 @@ private struct CacheExchange: Sendable {
 
     private func drop(_ entry: CacheEntry) -> CachedResponse? {
         cache.memory.remove(entry.key)
-        if let id = entry.diskID { try? cache.disk.delete(ids: [id], sites: [entry.site]) }
+        if let id = entry.diskID {
+            try? cache.disk.delete(ids: [id], sites: [entry.site])
+        } else {
+            // A copy of an entry written behind: its row is found by key.
+            try? cache.disk.delete(key: entry.key, site: entry.site)
+        }
         return nil
     }
 
@@ -400,10 +413,9 @@ private struct CacheExchange: Sendable {
         var refreshed = entry
         refreshed.policy = policy
         refreshed.modified = now
-        if let id = entry.diskID {
-            try? cache.disk.update(
-                id, policy: policy, site: entry.site, bodySize: entry.body.byteCount, url: entry.key.url)
-        }
+        // An entry without an id is a copy of one written behind (or of none, in a non-persistent store).
+        try? cache.disk.update(
+            entry.diskID, key: entry.key, policy: policy, site: entry.site, bodySize: entry.body.byteCount)
         cache.memory.store(refreshed, mirrorsDisk: entry.diskID != nil, limit: settings.memoryMaxSize)
         return refreshed
     }
@@ -577,8 +589,9 @@ extension CacheBody {
 extension CachePolicy {
     /// The same policy with other options (those of the store's current settings).
     func with(options: Options) -> CachePolicy {
-        CachePolicy(
-            method: method, url: url, status: status, headers: headers, requestTime: requestTime,
-            responseTime: responseTime, variantKey: variantKey, isStorable: isStorable, options: options)
+        // A copy: rebuilt, it parsed its `Cache-Control` again on every disk-cache hit.
+        var policy = self
+        policy.options = options
+        return policy
     }
 }

@@ -17,7 +17,18 @@ final class HTTPDiskCache: Sendable {
     /// The `cache/` folder, or `nil` for a non-persistent store.
     let folder: URL?
     /// Last-access times of entries served since the last write, persisted with the next write.
-    private let touched = Locked<[Int64: Double]>([:])
+    private let touched = Locked<[Used: Double]>([:])
+
+    /// An entry whose use is waiting to be persisted: by row id, or by key for an entry
+    /// written behind whose id its in-memory copy does not know.
+    enum Used: Hashable {
+        case id(Int64)
+        case key(CacheEntryKey)
+    }
+    /// Rows written behind, not yet committed.
+    private let behind = Locked(WriteBehind())
+    /// Commits rows written behind, in order, off the callers' threads.
+    private let committer = DispatchQueue(label: "wkstore.disk-cache-writer")
 
     /// Bodies up to this size are kept in the database row.
     static let inlineLimit = 64 * 1024
@@ -78,8 +89,14 @@ final class HTTPDiskCache: Sendable {
     // MARK: - Reading
 
     /// Every stored variant of a resource, most recently stored first.
-    func entries(for resource: CacheResourceKey) throws -> [CacheEntry] {
+    ///
+    /// - Parameters:
+    ///   - resource: the resource.
+    ///   - url: `resource.url` as a URL, when the caller has it (parsing it again costs a URL per hit).
+    func entries(for resource: CacheResourceKey, url: URL? = nil) throws -> [CacheEntry] {
         guard isEnabled else { return [] }
+        if behind.withLock({ $0.resources[resource] != nil }) { waitForWritesBehind() }
+        let url = url ?? URL(string: resource.url)!
         return try database.read { db in
             try db.rows(
                 """
@@ -90,7 +107,7 @@ final class HTTPDiskCache: Sendable {
                 let key = CacheEntryKey(
                     partition: resource.partition, method: resource.method, url: resource.url, variant: row.string(1))
                 let policy = CachePolicy(
-                    method: resource.method, url: URL(string: resource.url)!, status: Int(row.int(3)),
+                    method: resource.method, url: url, status: Int(row.int(3)),
                     headers: HTTPHeaders(serialized: row.string(4)),
                     requestTime: Date(timeIntervalSince1970: row.double(5)),
                     responseTime: Date(timeIntervalSince1970: row.double(6)),
@@ -133,6 +150,7 @@ final class HTTPDiskCache: Sendable {
     ///   - options: the options of the rebuilt policies.
     func rows(url: String? = nil, sites: Set<String>? = nil, options: CachePolicy.Options) throws -> [Row] {
         guard isEnabled else { return [] }
+        waitForWritesBehind()
         var conditions: [String] = []
         var values: [DatabaseValue] = []
         if let url {
@@ -166,24 +184,35 @@ final class HTTPDiskCache: Sendable {
                     bodyFile: row.optionalString(10), size: row.int(12),
                     created: Date(timeIntervalSince1970: row.double(13)),
                     modified: Date(timeIntervalSince1970: row.double(14)),
-                    lastAccess: Date(timeIntervalSince1970: max(row.double(15), pending[id] ?? 0)))
+                    lastAccess: Date(
+                        timeIntervalSince1970: max(row.double(15), pending[.id(id)] ?? 0, pending[.key(key)] ?? 0)))
             }
         }
     }
 
     /// Marks an entry used now (persisted with the next write).
-    func touch(_ id: Int64) {
+    ///
+    /// - Parameters:
+    ///   - id: the row, or `nil` for an entry written behind (found by its key).
+    ///   - key: the entry's key.
+    func touch(_ id: Int64?, key: CacheEntryKey) {
         // A read-only store records no access.
         guard !database.isReadOnly else { return }
         let now = clock().timeIntervalSince1970
-        let flush = touched.withLock { t -> [Int64: Double]? in
-            t[id] = now
+        let flush = touched.withLock { t -> [Used: Double]? in
+            t[id.map(Used.id) ?? .key(key)] = now
             guard t.count >= 256 else { return nil }
             let pending = t
             t = [:]
             return pending
         }
-        if let flush { try? database.write(changes: []) { db in try Self.persistAccess(flush, db) } }
+        // Committed behind, as rows are (reads wait for it): committed here, every 256th hit
+        // waited for a commit.
+        if let flush {
+            let ticket = database.enqueueWrite(changes: []) { db in try Self.persistAccess(flush, db) }
+            behind.withLock { $0.newestTicket = max($0.newestTicket, ticket) }
+            committer.async { [database] in try? database.waitForCommit(ticket) }
+        }
     }
 
     /// The URL of a stored body file.
@@ -292,54 +321,77 @@ final class HTTPDiskCache: Sendable {
         let pending = takeTouched()
         let doomed = Locked<[String]>([])
         let rowID = Locked<Int64?>(nil)
-        do {
-            try database.write(changes: [ChangeLogEntry(.diskCache, site: site, cause: .write)]) { db in
-                try Self.persistAccess(pending, db)
-                // The entry this one replaces, and the variants of the URL that varied on other fields.
-                var files: [String] = []
-                let existing = try db.rows(
-                    "SELECT id, variant, body_file FROM http_cache WHERE partition_key = ? AND method = ? AND url = ?",
-                    [.text(key.partition), .text(key.method), .text(key.url)]
-                ) {
-                    ($0.int(0), $0.string(1), $0.optionalString(2))
-                }
-                for (id, variant, file) in existing where key.supersedes(variant: variant) {
-                    try db.execute("DELETE FROM http_cache WHERE id = ?", [.integer(id)])
-                    if let file { files.append(file) }
-                }
-                let inline: DatabaseValue
-                let fileName: DatabaseValue
-                switch stored {
-                case .inline(let data):
-                    inline = .blob(Array(data))
-                    fileName = .null
-                case .file(let name, _):
-                    inline = .null
-                    fileName = .text(name)
-                case .chunks:
-                    inline = .null
-                    fileName = .null
-                }
-                let t = DatabaseValue.real(now.timeIntervalSince1970)
-                let id = try db.insert(
-                    """
-                    INSERT INTO http_cache (site, partition_key, method, url, variant, status, headers, request_time,
-                        response_time, body, body_file, body_size, size, created, modified, last_access)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                    [
-                        .text(site), .text(key.partition), .text(key.method), .text(key.url), .text(key.variant),
-                        .integer(Int64(policy.status)), .text(headerText),
-                        .real(policy.requestTime.timeIntervalSince1970),
-                        .real(policy.responseTime.timeIntervalSince1970),
-                        inline, fileName, .integer(bodySize), .integer(size), t, t, t,
-                    ], returning: "id")
-                rowID.withLock { $0 = id }
-                // The key is always returned; were it not, the chunks' reference to it would fail.
-                if case .chunks = stored { try Self.writeChunks(of: body, entry: id ?? -1, db) }
-                files += try Self.evict(maxSize: try CacheSettings.maxSize(db), db)
-                doomed.withLock { $0 = files }
+        let write: @Sendable (DatabaseConnection) throws -> Void = { db in
+            try Self.persistAccess(pending, db)
+            // The entry this one replaces, and the variants of the URL that varied on other fields.
+            var files: [String] = []
+            let existing = try db.rows(
+                "SELECT id, variant, body_file FROM http_cache WHERE partition_key = ? AND method = ? AND url = ?",
+                [.text(key.partition), .text(key.method), .text(key.url)]
+            ) {
+                ($0.int(0), $0.string(1), $0.optionalString(2))
             }
+            for (id, variant, file) in existing where key.supersedes(variant: variant) {
+                try db.execute("DELETE FROM http_cache WHERE id = ?", [.integer(id)])
+                if let file { files.append(file) }
+            }
+            let inline: DatabaseValue
+            let fileName: DatabaseValue
+            switch stored {
+            case .inline(let data):
+                inline = .blob(Array(data))
+                fileName = .null
+            case .file(let name, _):
+                inline = .null
+                fileName = .text(name)
+            case .chunks:
+                inline = .null
+                fileName = .null
+            }
+            let t = DatabaseValue.real(now.timeIntervalSince1970)
+            let id = try db.insert(
+                """
+                INSERT INTO http_cache (site, partition_key, method, url, variant, status, headers, request_time,
+                    response_time, body, body_file, body_size, size, created, modified, last_access)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [
+                    .text(site), .text(key.partition), .text(key.method), .text(key.url), .text(key.variant),
+                    .integer(Int64(policy.status)), .text(headerText),
+                    .real(policy.requestTime.timeIntervalSince1970),
+                    .real(policy.responseTime.timeIntervalSince1970),
+                    inline, fileName, .integer(bodySize), .integer(size), t, t, t,
+                ], returning: "id")
+            rowID.withLock { $0 = id }
+            // The key is always returned; were it not, the chunks' reference to it would fail.
+            if case .chunks = stored { try Self.writeChunks(of: body, entry: id ?? -1, db) }
+            files += try Self.evict(maxSize: try CacheSettings.maxSize(db), db)
+            doomed.withLock { $0 = files }
+        }
+        let changes = [ChangeLogEntry(.diskCache, site: site, cause: .write)]
+        if case .inline = stored {
+            // Written behind, as browsers write their caches: the row is committed after the
+            // response went back, with the rows of the responses stored meanwhile. One commit
+            // per response (the row, five indexes, the change log) cost four times the request
+            // itself. The row is one transaction's, so a crash loses it whole or keeps it whole;
+            // this object's own reads wait for it (`waitForWritesBehind`).
+            let ticket = database.enqueueWrite(changes: changes, write)
+            behind.withLock { b in
+                b.resources[key.resource, default: 0] += 1
+                b.newestTicket = max(b.newestTicket, ticket)
+            }
+            committer.async { [self] in
+                do { try database.waitForCommit(ticket) } catch { restoreTouched(pending) }
+                deleteFiles(doomed.withLock { $0 })
+                behind.withLock { b in
+                    b.resources[key.resource, default: 1] -= 1
+                    if b.resources[key.resource] == 0 { b.resources[key.resource] = nil }
+                }
+            }
+            return entry
+        }
+        do {
+            try database.write(changes: changes, write)
         } catch {
             if let newFile { try? FileManager.default.removeItem(at: newFile) }
             restoreTouched(pending)
@@ -350,6 +402,22 @@ final class HTTPDiskCache: Sendable {
         entry.diskID = id
         if case .chunks(_, let size) = stored, let id { entry.body = .chunks(entry: id, size: size) }
         return entry
+    }
+
+    /// Responses stored by this object whose rows are not committed yet.
+    struct WriteBehind {
+        /// How many rows of each resource are waiting.
+        var resources: [CacheResourceKey: Int] = [:]
+        /// The newest write's ticket in the store's commit queue.
+        var newestTicket: UInt64 = 0
+    }
+
+    /// Waits until every row this object wrote behind is committed (leading the commit when
+    /// no other writer is): reads of the disk cache see the responses stored before them.
+    func waitForWritesBehind() {
+        let newest = behind.withLock { $0.newestTicket }
+        guard newest > database.committedThrough else { return }
+        try? database.waitForCommit(newest)
     }
 
     // MARK: - Chunked bodies (PostgreSQL)
@@ -411,8 +479,14 @@ final class HTTPDiskCache: Sendable {
     }
 
     /// Replaces a stored entry's header fields and times after a `304` or `HEAD` validation.
-    func update(_ id: Int64, policy: CachePolicy, site: String, bodySize: Int64, url: String) throws {
+    ///
+    /// - Parameters:
+    ///   - id: the row, or `nil` for an entry written behind (found by its key).
+    func update(_ id: Int64?, key: CacheEntryKey, policy: CachePolicy, site: String, bodySize: Int64) throws {
         guard isEnabled else { return }
+        waitForWritesBehind()
+        let url = key.url
+        let (condition, keyValues) = Self.rowCondition(id, key)
         let now = clock().timeIntervalSince1970
         let size = Int64(url.utf8.count + policy.headers.byteCount) + bodySize
         let headerText = policy.headers.serialized
@@ -420,19 +494,43 @@ final class HTTPDiskCache: Sendable {
             try db.execute(
                 """
                 UPDATE http_cache SET headers = ?, status = ?, request_time = ?, response_time = ?, size = ?,
-                    modified = ?, last_access = ? WHERE id = ?
-                """,
+                    modified = ?, last_access = ? WHERE
+                """ + condition,
                 [
                     .text(headerText), .integer(Int64(policy.status)), .real(policy.requestTime.timeIntervalSince1970),
                     .real(policy.responseTime.timeIntervalSince1970), .integer(size), .real(now), .real(now),
-                    .integer(id),
-                ])
+                ] + keyValues)
         }
+    }
+
+    /// The condition selecting one entry's row: by id, or by key for an entry written behind.
+    private static func rowCondition(_ id: Int64?, _ key: CacheEntryKey?) -> (String, [DatabaseValue]) {
+        guard let key, id == nil else { return (" id = ?", [.integer(id ?? -1)]) }
+        return (
+            " partition_key = ? AND method = ? AND url = ? AND variant = ?",
+            [.text(key.partition), .text(key.method), .text(key.url), .text(key.variant)]
+        )
+    }
+
+    /// Deletes one entry written behind (no id known), by its key.
+    func delete(key: CacheEntryKey, site: String) throws {
+        guard isEnabled else { return }
+        waitForWritesBehind()
+        let (condition, values) = Self.rowCondition(nil, key)
+        let files = Locked<[String]>([])
+        try database.write(changes: [ChangeLogEntry(.diskCache, site: site, cause: .removal)]) { db in
+            let names = try db.rows("DELETE FROM http_cache WHERE" + condition + " RETURNING body_file", values) {
+                $0.optionalString(0)
+            }
+            files.withLock { $0 = names.compactMap { $0 } }
+        }
+        deleteFiles(files.withLock { $0 })
     }
 
     /// Deletes entries by id.
     func delete(ids: [Int64], sites: Set<String>) throws {
         guard isEnabled, !ids.isEmpty else { return }
+        waitForWritesBehind()
         let files = Locked<[String]>([])
         try database.write(changes: sites.map { ChangeLogEntry(.diskCache, site: $0, cause: .removal) }) { db in
             var names: [String] = []
@@ -450,6 +548,7 @@ final class HTTPDiskCache: Sendable {
     /// Deletes every stored response for `url` (RFC 9111 §4.4 invalidation), in every partition.
     func invalidate(url: String) throws {
         guard isEnabled else { return }
+        waitForWritesBehind()
         let sites = try database.read { db in
             try db.rows("SELECT DISTINCT site FROM http_cache WHERE url = ?", [.text(url)]) { $0.string(0) }
         }
@@ -468,6 +567,7 @@ final class HTTPDiskCache: Sendable {
     /// Bytes held (the `http_cache_usage` counter).
     func byteCount() throws -> Int64 {
         guard isEnabled else { return 0 }
+        waitForWritesBehind()
         return try database.read { try $0.scalar("SELECT bytes FROM http_cache_usage WHERE id = 1")?.int64 ?? 0 }
     }
 
@@ -490,15 +590,20 @@ final class HTTPDiskCache: Sendable {
         return files
     }
 
-    static func persistAccess(_ times: [Int64: Double], _ db: DatabaseConnection) throws {
-        for (id, time) in times {
+    static func persistAccess(_ times: [Used: Double], _ db: DatabaseConnection) throws {
+        for (used, time) in times {
+            let (condition, values): (String, [DatabaseValue])
+            switch used {
+            case .id(let id): (condition, values) = rowCondition(id, nil)
+            case .key(let key): (condition, values) = rowCondition(nil, key)
+            }
             try db.execute(
-                "UPDATE http_cache SET last_access = \(db.engine.greatest)(last_access, ?) WHERE id = ?",
-                [.real(time), .integer(id)])
+                "UPDATE http_cache SET last_access = \(db.engine.greatest)(last_access, ?) WHERE" + condition,
+                [.real(time)] + values)
         }
     }
 
-    private func takeTouched() -> [Int64: Double] {
+    private func takeTouched() -> [Used: Double] {
         touched.withLock { t in
             let pending = t
             t = [:]
@@ -506,7 +611,7 @@ final class HTTPDiskCache: Sendable {
         }
     }
 
-    private func restoreTouched(_ pending: [Int64: Double]) {
+    private func restoreTouched(_ pending: [Used: Double]) {
         touched.withLock { t in t.merge(pending) { max($0, $1) } }
     }
 
@@ -543,6 +648,7 @@ extension HTTPDiskCache: WebsiteDataComponent {
 
     func siteSizes() throws -> [String: Int64] {
         guard isEnabled else { return [:] }
+        waitForWritesBehind()
         return Dictionary(
             try database.read { db in
                 try db.rows("SELECT site, sum(size) FROM http_cache GROUP BY site") { ($0.string(0), $0.int(1)) }
@@ -552,6 +658,7 @@ extension HTTPDiskCache: WebsiteDataComponent {
     /// Removes the matching entries (rows first, in one transaction, then their body files).
     func removeData(matching filter: RemovalFilter, dryRun: Bool) throws -> [String: Int] {
         guard isEnabled else { return [:] }
+        waitForWritesBehind()
         var conditions: [String] = []
         var values: [DatabaseValue] = []
         if let since = filter.modifiedSince {

@@ -16,18 +16,32 @@ final class HTTPMemoryCache: Sendable {
     /// Background revalidations in flight (`stale-while-revalidate`), by number.
     let background = Locked<BackgroundWork>(BackgroundWork())
 
+    /// Entries are kept by a number of their own: the order of use and the variants of a resource
+    /// hold numbers, so a hit hashes its resource's key once; keyed by `CacheEntryKey` (four
+    /// strings) the order of use alone hashed it six times, a quarter of a memory-cache hit.
     struct State {
-        var entries: [CacheEntryKey: Item] = [:]
-        var variants: [CacheResourceKey: Set<CacheEntryKey>] = [:]
-        var order = LeastRecentlyUsed<CacheEntryKey>()
+        var items: [Int: Item] = [:]
+        var numbers: [CacheEntryKey: Int] = [:]
+        var variants: [CacheResourceKey: [Int]] = [:]
+        var order = LeastRecentlyUsed<Int>()
+        var nextNumber = 0
         var bytes: Int64 = 0
         var lastSeq: Int64 = 0
         /// What the shared change counter said when the change log was last read.
         var watch = StoreDatabase.ChangeWatch()
+        /// The cache's settings as last read; `nil` after a change of settings.
+        var settings: CacheSettings?
     }
 
     struct Item {
-        var entry: CacheEntry
+        /// The entry, behind one reference: a hit looks at every variant of its resource, and
+        /// copying an entry's strings and fields for each was a tenth of a memory-cache hit.
+        final class Box: Sendable {
+            let entry: CacheEntry
+            init(_ entry: CacheEntry) { self.entry = entry }
+        }
+        let box: Box
+        var entry: CacheEntry { box.entry }
         var size: Int64
         /// Whether the entry is a copy of a disk-cache entry (dropped when another process changes the disk cache).
         var mirrorsDisk: Bool
@@ -35,7 +49,14 @@ final class HTTPMemoryCache: Sendable {
         var created: Date
         /// When the entry was last stored or used.
         var lastAccess: Date
+        /// When a use of this copy was last recorded in the disk entry's last-access time.
+        var diskAccessRecorded: Date
     }
+
+    /// A copy used again within this time of the last use it recorded on disk does not record
+    /// it again: for entries served from memory the disk's order of use is then right to the
+    /// minute, and memory-cache hits in a row write nothing (the writes were a tenth of a hit).
+    static let diskAccessInterval: TimeInterval = 60
 
     struct BackgroundWork {
         var tasks: [UInt64: Task<Void, Never>] = [:]
@@ -51,24 +72,65 @@ final class HTTPMemoryCache: Sendable {
         self.state = Locked(state)
     }
 
+    // MARK: - Settings
+
+    /// The cache's settings, read from the store once and again after a change of settings (by
+    /// this store object, or by another, seen in the change log): reading them per request was a
+    /// fifth of a memory-cache hit.
+    func settings() throws -> CacheSettings {
+        try state.withLock { s in
+            refresh(&s)
+            if let settings = s.settings { return settings }
+            let settings = try CacheSettings.read(database)
+            s.settings = settings
+            return settings
+        }
+    }
+
+    /// Forgets the settings read, after this store object changed one.
+    func settingsChanged() {
+        state.withLock { $0.settings = nil }
+    }
+
     // MARK: - Entries
 
     /// The entries stored for every variant of a resource, most recently stored first.
     func entries(for resource: CacheResourceKey) -> [CacheEntry] {
         state.withLock { s in
             refresh(&s)
-            guard let keys = s.variants[resource] else { return [] }
-            return keys.compactMap { s.entries[$0]?.entry }.sorted { $0.policy.responseTime > $1.policy.responseTime }
+            return Self.variants(of: resource, s).map(\.entry)
         }
     }
 
-    /// Marks an entry used now.
-    func touch(_ key: CacheEntryKey) {
+    /// The most recently stored variant of a resource that `matches`, marked used now. Its
+    /// `diskAccessIsRecorded` says whether the disk entry's last-access time needs no update.
+    func use(_ resource: CacheResourceKey, where matches: (CacheEntry) -> Bool) -> CacheEntry? {
         let now = clock()
-        state.withLock { s in
-            guard s.entries[key] != nil else { return }
-            s.order.touch(key)
-            s.entries[key]?.lastAccess = now
+        return state.withLock { s -> CacheEntry? in
+            refresh(&s)
+            guard let numbers = s.variants[resource] else { return nil }
+            var best: (number: Int, item: Item)?
+            for number in numbers {
+                guard let item = s.items[number], matches(item.entry) else { continue }
+                if let chosen = best, chosen.item.entry.policy.responseTime >= item.entry.policy.responseTime {
+                    continue
+                }
+                best = (number, item)
+            }
+            guard let (number, item) = best else { return nil }
+            s.order.touch(number)
+            var entry = item.entry
+            let recorded = now.timeIntervalSince(item.diskAccessRecorded) < Self.diskAccessInterval
+            entry.diskAccessIsRecorded = recorded
+            s.items[number]?.lastAccess = now
+            if !recorded { s.items[number]?.diskAccessRecorded = now }
+            return entry
+        }
+    }
+
+    private static func variants(of resource: CacheResourceKey, _ s: State) -> [Item] {
+        (s.variants[resource] ?? []).compactMap { s.items[$0] }.sorted {
+            $0.entry.policy.responseTime > $1.entry.policy.responseTime
         }
     }
 
@@ -81,7 +143,7 @@ final class HTTPMemoryCache: Sendable {
     func snapshot(url: String? = nil, sites: Set<String>? = nil) -> [Item] {
         state.withLock { s in
             refresh(&s)
-            return s.entries.values.filter { item in
+            return s.items.values.filter { item in
                 (url.map { item.entry.key.url == $0 } ?? true) && (sites.map { $0.contains(item.entry.site) } ?? true)
             }
         }
@@ -93,18 +155,25 @@ final class HTTPMemoryCache: Sendable {
         let now = clock()
         state.withLock { s in
             refresh(&s)
-            let created = s.entries[entry.key]?.created ?? now
-            for key in s.variants[entry.key.resource] ?? [] where entry.key.supersedes(variant: key.variant) {
-                remove(key, &s)
+            let created = s.numbers[entry.key].flatMap { s.items[$0]?.created } ?? now
+            for number in s.variants[entry.key.resource] ?? [] {
+                if let key = s.items[number]?.entry.key, entry.key.supersedes(variant: key.variant) { remove(key, &s) }
             }
             // One entry may take at most an eighth of the cache, so that it cannot empty it.
             guard case .inline = entry.body, limit > 0, size <= limit / 8 else { return }
-            s.entries[entry.key] = Item(
-                entry: entry, size: size, mirrorsDisk: mirrorsDisk, created: created, lastAccess: now)
-            s.variants[entry.key.resource, default: []].insert(entry.key)
-            s.order.touch(entry.key)
+            let number = s.nextNumber
+            s.nextNumber += 1
+            // Storing records the use on disk (a stored or refreshed row has its access time).
+            s.items[number] = Item(
+                box: Item.Box(entry), size: size, mirrorsDisk: mirrorsDisk, created: created, lastAccess: now,
+                diskAccessRecorded: now)
+            s.numbers[entry.key] = number
+            s.variants[entry.key.resource, default: []].append(number)
+            s.order.touch(number)
             s.bytes += size
-            while s.bytes > limit, let oldest = s.order.leastRecent { remove(oldest, &s) }
+            while s.bytes > limit, let oldest = s.order.leastRecent, let key = s.items[oldest]?.entry.key {
+                remove(key, &s)
+            }
         }
     }
 
@@ -116,7 +185,7 @@ final class HTTPMemoryCache: Sendable {
     /// Removes every variant of the resources of `url` (any partition, any method).
     func invalidate(url: String) {
         state.withLock { s in
-            for key in s.entries.keys where key.url == url { remove(key, &s) }
+            for key in s.numbers.keys where key.url == url { remove(key, &s) }
         }
     }
 
@@ -124,19 +193,21 @@ final class HTTPMemoryCache: Sendable {
     var byteCount: Int64 { state.withLock { $0.bytes } }
 
     private func remove(_ key: CacheEntryKey, _ s: inout State) {
-        guard let item = s.entries.removeValue(forKey: key) else { return }
+        guard let number = s.numbers.removeValue(forKey: key), let item = s.items.removeValue(forKey: number) else {
+            return
+        }
         s.bytes -= item.size
-        s.order.remove(key)
-        s.variants[key.resource]?.remove(key)
+        s.order.remove(number)
+        s.variants[key.resource]?.removeAll { $0 == number }
         if s.variants[key.resource]?.isEmpty == true { s.variants[key.resource] = nil }
     }
 
     /// Removes the entries `predicate` matches; returns how many per display name.
     private func remove(_ s: inout State, where predicate: (Item) -> Bool) -> [String: Int] {
         var counts: [String: Int] = [:]
-        for (key, item) in s.entries where predicate(item) {
+        for item in s.items.values where predicate(item) {
             counts[item.entry.site, default: 0] += 1
-            remove(key, &s)
+            remove(item.entry.key, &s)
         }
         return counts
     }
@@ -147,10 +218,12 @@ final class HTTPMemoryCache: Sendable {
         guard let changes = try? database.foreignChanges(since: s.lastSeq, watch: &s.watch) else { return }
         s.lastSeq = changes.newestSeq
         if changes.everything {
+            s.settings = nil
             _ = remove(&s) { _ in true }
             return
         }
         for change in changes.entries {
+            if change.subject == .settings { s.settings = nil }
             let everySite = change.site == "*"
             if change.isAbout(.memoryCache) {
                 let since = change.since.map { Date(timeIntervalSince1970: $0) }
@@ -202,7 +275,7 @@ extension HTTPMemoryCache: WebsiteDataComponent {
         state.withLock { s in
             refresh(&s)
             var sizes: [String: Int64] = [:]
-            for item in s.entries.values { sizes[item.entry.site, default: 0] += item.size }
+            for item in s.items.values { sizes[item.entry.site, default: 0] += item.size }
             return sizes
         }
     }
@@ -214,7 +287,7 @@ extension HTTPMemoryCache: WebsiteDataComponent {
             refresh(&s)
             let match: (Item) -> Bool = { filter.matches(site: $0.entry.site, modified: $0.entry.modified) }
             if dryRun {
-                return s.entries.values.filter(match).reduce(into: [:]) { $0[$1.entry.site, default: 0] += 1 }
+                return s.items.values.filter(match).reduce(into: [:]) { $0[$1.entry.site, default: 0] += 1 }
             }
             return remove(&s, where: match)
         }

@@ -74,7 +74,8 @@ extension CachedResponse {
 
     /// Body files the rows name.
     func rowFiles(_ store: WebsiteDataStore) throws -> [String] {
-        try store.database.read { db in
+        store.httpCache.waitForPendingWrites()
+        return try store.database.read { db in
             try db.rows("SELECT body_file FROM http_cache WHERE body_file IS NOT NULL ORDER BY body_file") {
                 $0.string(0)
             }
@@ -82,7 +83,8 @@ extension CachedResponse {
     }
 
     func rowCount(_ store: WebsiteDataStore) throws -> Int64 {
-        try store.database.read { try $0.scalar("SELECT count(*) FROM http_cache")?.int64 ?? -1 }
+        store.httpCache.waitForPendingWrites()
+        return try store.database.read { try $0.scalar("SELECT count(*) FROM http_cache")?.int64 ?? -1 }
     }
 
     static func body(_ size: Int, _ byte: UInt8 = 0x61) -> Data { Data(repeating: byte, count: size) }
@@ -187,6 +189,7 @@ extension CachedResponse {
         clock.advance(1)
         _ = try await cache.get("https://example.com/5", origin: origin.origin)
         #expect(try cache.diskUsage() <= 350 * 1024)
+        store.httpCache.waitForPendingWrites()
         let urls = try store.database.read { db in
             try db.rows("SELECT url FROM http_cache ORDER BY url") { $0.string(0) }
         }
@@ -223,6 +226,7 @@ extension CachedResponse {
 
         let removed = try await store.removeData(ofTypes: [.diskCache], modifiedSince: cut)
         #expect(removed.map(\.displayName) == ["new.example"])
+        store.httpCache.waitForPendingWrites()
         let urls = try store.database.read { db in
             try db.rows("SELECT url FROM http_cache ORDER BY url") { $0.string(0) }
         }
@@ -458,12 +462,31 @@ extension CachedResponse {
         let miss = try await cache.get("https://example.com/", origin: origin.origin)
         #expect(miss.headers["Set-Cookie"] == "sid=secret")
         #expect(miss.networkHeaders?["Set-Cookie"] == "sid=secret")
+        store.httpCache.waitForPendingWrites()
         let text = try store.database.read { try $0.scalar("SELECT headers FROM http_cache")?.text ?? "" }
         #expect(!text.lowercased().contains("set-cookie") && !text.contains("secret"))
         let hit = try await cache.get("https://example.com/", origin: unreachableOrigin)
         #expect(hit.outcome == .hit)
         #expect(hit.headers["Set-Cookie"] == nil && hit.headers["X-Kept"] == "1")
         #expect(hit.networkHeaders == nil)
+    }
+
+    @Test func aSettingChangedByAnyStoreObjectAppliesToTheNextRequest() async throws {
+        let crawler = try store()
+        let operatorStore = try store()
+        let cache = crawler.httpCache
+        let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=60", "Set-Cookie": "sid=1"])
+        _ = try await cache.get("https://example.com/a", origin: origin.origin)
+        #expect(try await cache.get("https://example.com/a", origin: unreachableOrigin).headers["Set-Cookie"] == nil)
+        // Another store object, as another process would.
+        try operatorStore.set(.cacheStoresCookieHeaders, to: "true")
+        _ = try await cache.get("https://example.com/b", origin: origin.origin)
+        #expect(
+            try await cache.get("https://example.com/b", origin: unreachableOrigin).headers["Set-Cookie"] == "sid=1")
+        // This store object.
+        try crawler.reset(.cacheStoresCookieHeaders)
+        _ = try await cache.get("https://example.com/c", origin: origin.origin)
+        #expect(try await cache.get("https://example.com/c", origin: unreachableOrigin).headers["Set-Cookie"] == nil)
     }
 
     @Test func entriesArePartitionedByTopLevelSite() async throws {
@@ -481,6 +504,7 @@ extension CachedResponse {
             try await cache.get(script, topLevelSite: URL(string: "https://b.example/")!, origin: origin.origin).outcome
                 == .miss)
         #expect(origin.hits == 2)
+        store.httpCache.waitForPendingWrites()
         let partitions = try store.database.read { db in
             try db.rows("SELECT partition_key, site FROM http_cache ORDER BY partition_key") {
                 "\($0.string(0)) \($0.string(1))"
@@ -494,6 +518,7 @@ extension CachedResponse {
         let before = try store.database.newestSequence()
         let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=60"])
         _ = try await store.httpCache.get("https://www.example.com/a", origin: origin.origin)
+        store.httpCache.waitForPendingWrites()
         let entries = try store.database.read { db in
             try db.rows("SELECT type, site, cause FROM change_log WHERE seq > ?", [.integer(before)]) {
                 "\($0.int(0)) \($0.string(1)) \($0.int(2))"
@@ -527,6 +552,30 @@ extension CachedResponse {
         let records = try await store.dataRecords(ofTypes: [.memoryCache])
         #expect(records.map(\.displayName) == ["example.com"])
         #expect(records.first?.sizes[.memoryCache] == cache.memoryUsage)
+    }
+
+    @Test func memoryCacheHitsRecordTheirUseOnDiskOnceAMinute() async throws {
+        let store = try store()
+        let cache = store.httpCache
+        let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=3600"])
+        let url = "https://example.com/page"
+        _ = try await cache.get(url, origin: origin.origin)
+        let stored = clock.now
+        // The disk entry's last access, recorded or waiting to be written with the next write.
+        let disk = store.component(HTTPDiskCache.self)
+        func lastAccess() throws -> Date? { try disk.rows(url: url, options: CachePolicy.Options()).first?.lastAccess }
+        clock.advance(10)
+        #expect(try await cache.get(url, origin: unreachableOrigin).outcome == .hit)
+        #expect(try lastAccess() == stored)
+        clock.advance(60)
+        #expect(try await cache.get(url, origin: unreachableOrigin).outcome == .hit)
+        let recorded = clock.now
+        #expect(try lastAccess() == recorded)
+        clock.advance(30)
+        #expect(try await cache.get(url, origin: unreachableOrigin).outcome == .hit)
+        #expect(try lastAccess() == recorded)
+        // This process's listing counts every use.
+        #expect(try cache.entries(for: URL(string: url)!).first?.lastAccess == clock.now)
     }
 
     @Test func aMemoryCacheClearInAnotherProcessIsHonouredOnTheNextAccess() async throws {

@@ -8,7 +8,8 @@ import WebsiteDataTestSupport
 /// at a random moment (after a random number of acknowledged writes, then a random delay of up
 /// to 3 ms, so the kill lands inside later writes), and the store is reopened and checked:
 /// `PRAGMA integrity_check` is `ok`, every acknowledged write is there byte for byte, a write in
-/// flight is whole or absent (a transaction's puts all or none), and no body file is orphaned
+/// flight is whole or absent (a transaction's puts all or none; a disk-cache row written behind,
+/// committed after `send` returned, likewise), and no body file is orphaned
 /// after the next open. Cookies are covered by `ProcessTests.killedRightAfterACommitLosesNothing`.
 /// On PostgreSQL the same writers are killed and the same rows checked; a killed client's open
 /// transaction is rolled back by the server, and the checks of files are SQLite's alone.

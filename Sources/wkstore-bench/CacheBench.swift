@@ -1,0 +1,357 @@
+import CSQLite
+import Foundation
+import WebsiteData
+import WebsiteDataHTTP
+
+/// Section 9: the HTTP cache through `HTTPClient`. Responses of `bodySize` bytes with
+/// `max-age=3600` from a loopback server fill a fresh persistent store; every URL is then asked
+/// again from a new store object (disk-cache hits) and again (memory-cache hits), against a
+/// dictionary of the same bodies (memory floor), one indexed `SELECT` of each entry's row
+/// (disk floor) and Python's requests-cache (SQLite backend) on the same server.
+enum CacheBench {
+    /// Bytes of each response body.
+    static let bodySize = 1536
+
+    static func run(_ context: Context) throws -> Table {
+        let config = context.config
+        var sizes = config.quick ? [1_000, 5_000] : [1_000, 10_000, 100_000]
+        if let largest = config.cacheLargest {
+            sizes = sizes.filter { $0 < largest } + [largest]
+        }
+        var table = Table("cache: responses through HTTPClient's HTTP cache, per request (lower is better)")
+        let peer = try config.noPeers ? nil : RequestsCachePeer.prepare()
+        let server = try HTTPBench.LoopbackServer(
+            arguments: ["max-age=3600", String(bodySize)])
+        defer { server.stop() }
+        let base = "http://127.0.0.1:\(server.port)"
+        var smallestHit: (disk: Double, memory: Double)?
+        for (index, count) in sizes.enumerated() {
+            let urls = (0..<count).map { URL(string: "\(base)/page/\($0)?q=\($0 &* 2_654_435_761 % 1_000_003)")! }
+            let scratch = ScratchDirectory("cache-\(count)")
+            let storeDirectory = scratch.url.appendingPathComponent("store")
+            let fill = try Self.fill(urls, into: storeDirectory, scratch: scratch)
+            let hits = try Self.hits(urls, storeDirectory: storeDirectory, passes: count <= 10_000 ? 3 : 1)
+            let floors = try Self.floors(urls, storeDirectory: storeDirectory)
+            let n = count.grouped
+            table.add(
+                "fill \(n): cache on vs off (8 at a time)", ours: Format.perOp(fill.on), peer: Format.perOp(fill.off),
+                ratio: Format.fixed(fill.cost * 100, 1) + "% cost", target: "<= 10%", met: Format.met(fill.cost <= 0.10)
+            )
+            let memoryFloor = floors.dictionary + floors.cookie
+            table.add(
+                "\(n): memory hit vs dictionary + Cookie lookup", ours: Format.perOp(hits.memory),
+                peer: Format.perOp(memoryFloor), ratio: Format.times(hits.memory / memoryFloor), target: "<= 3x",
+                met: Format.met(hits.memory <= 3 * memoryFloor))
+            table.add(
+                "\(n): disk hit (new store object) vs indexed SELECT", ours: Format.perOp(hits.disk),
+                peer: Format.perOp(floors.select), ratio: Format.times(hits.disk / floors.select), target: "<= 3x",
+                met: Format.met(hits.disk <= 3 * floors.select))
+            if let smallest = smallestHit, index == sizes.count - 1 {
+                let ratio = hits.disk / smallest.disk
+                table.add(
+                    "disk hit, \(n) vs \(sizes[0].grouped) entries", ours: Format.perOp(hits.disk),
+                    peer: Format.perOp(smallest.disk), ratio: Format.times(ratio), target: "<= 1.3x",
+                    met: Format.met(ratio <= 1.3))
+                let memoryRatio = hits.memory / smallest.memory
+                table.add(
+                    "memory hit, \(n) vs \(sizes[0].grouped) entries", ours: Format.perOp(hits.memory),
+                    peer: Format.perOp(smallest.memory), ratio: Format.times(memoryRatio), target: "(reported)")
+            }
+            if index == 0 { smallestHit = (hits.disk, hits.memory) }
+            if let peer {
+                let result = try peer.run(base: base, urls: urls, scratch: scratch)
+                let faster = result.hit / hits.disk
+                let largest = index == sizes.count - 1
+                table.add(
+                    "\(n): disk hit vs requests-cache \(result.version) (SQLite)", ours: Format.perOp(hits.disk),
+                    peer: Format.perOp(result.hit), ratio: Format.times(faster) + " faster",
+                    target: largest ? ">= 30x faster" : "(reported)", met: largest ? Format.met(faster >= 30) : "-")
+                table.note(
+                    "requests-cache at \(n): fill \(Format.perOp(result.fill)) per request (one at a time), hits timed on \(result.timed.grouped) URLs spread over the \(n)"
+                )
+            }
+            table.note(
+                "\(n): fill on \(fill.onList), off \(fill.offList) per request; disk hits \(hits.diskList), memory hits \(hits.memoryList); floors: dictionary \(Format.perOp(floors.dictionary)), Cookie lookup \(Format.perOp(floors.cookie)), SELECT \(Format.perOp(floors.select))"
+            )
+            if index == sizes.count - 1 { try clear(storeDirectory, scratch: scratch, into: &table) }
+        }
+        table.note(
+            "bodies of \(bodySize.grouped) bytes with Cache-Control: max-age=3600; hits are sent one at a time and timed in wall time, the median of the passes; a memory hit includes the Cookie lookup every request makes, hence the floor's"
+        )
+        return table
+    }
+
+    /// `__profile cache-fill|cache-disk|cache-memory`: repeats one part of the section on 10,000 URLs.
+    static func profile(_ what: String, seconds: Double) throws {
+        let server = try HTTPBench.LoopbackServer(arguments: ["max-age=3600", String(bodySize)])
+        defer { server.stop() }
+        let urls = (0..<10_000).map { URL(string: "http://127.0.0.1:\(server.port)/page/\($0)")! }
+        let deadline = now() + UInt64(seconds * 1e9)
+        var rounds = 0
+        var scratch = ScratchDirectory("profile-cache")
+        var directory = scratch.url.appendingPathComponent("store")
+        _ = try fill(urls, into: directory, scratch: scratch)
+        let store = try WebsiteDataStore(directory: directory)
+        let client = try HTTPClient(store: store, configuration: HTTPClientConfiguration(timeout: 30))
+        while now() < deadline {
+            let time: Double
+            switch what {
+            case "fill":
+                scratch = ScratchDirectory("profile-cache")
+                directory = scratch.url.appendingPathComponent("store")
+                time = try fill(urls, into: directory, scratch: scratch).on
+            case "disk":
+                let fresh = try HTTPClient(
+                    store: try WebsiteDataStore(directory: directory),
+                    configuration: HTTPClientConfiguration(timeout: 30))
+                time = try timeHits(urls, fresh) / Double(urls.count)
+            default:
+                time = try timeHits(urls, client) / Double(urls.count)
+            }
+            rounds += 1
+            FileHandle.standardError.write(Data("round \(rounds): \(Format.perOp(time)) per request\n".utf8))
+        }
+    }
+
+    // MARK: - Fill
+
+    struct Fill {
+        var on: Double
+        var off: Double
+        var ons: [Double]
+        var offs: [Double]
+        var cost: Double { on / off - 1 }
+        var onList: String { ons.map(Format.perOp).joined(separator: ", ") }
+        var offList: String { offs.map(Format.perOp).joined(separator: ", ") }
+    }
+
+    /// Fills a fresh store with `urls` through `HTTPClient`, in ten parts interleaved with the same
+    /// parts sent with the cache off (to another fresh store); per request, the medians of the parts.
+    static func fill(_ urls: [URL], into directory: URL, scratch: ScratchDirectory) throws -> Fill {
+        progress("cache: filling \(urls.count.grouped) responses, cache on and off interleaved")
+        let store = try WebsiteDataStore(directory: directory)
+        try store.set(.memoryCacheMaxSize, to: "1GB")
+        try store.set(.cacheMaxSize, to: "4GB")
+        let off = try WebsiteDataStore(directory: scratch.url.appendingPathComponent("off"))
+        let onClient = try HTTPClient(store: store, configuration: HTTPClientConfiguration(timeout: 30))
+        let offClient = try HTTPClient(
+            store: off, configuration: HTTPClientConfiguration(timeout: 30, usesCache: false))
+        let requests = urls.map { HTTPRequest(url: $0) }
+        // Warm both clients' connections and the server.
+        let warm = (0..<64).map { HTTPRequest(url: URL(string: urls[0].absoluteString + "&warm=\($0)")!) }
+        try HTTPBench.send(warm, with: offClient)
+        try HTTPBench.send(warm, with: onClient)
+        var ons: [Double] = []
+        var offs: [Double] = []
+        let part = max(1, urls.count / 10)
+        for (p, start) in stride(from: 0, to: urls.count, by: part).enumerated() {
+            let batch = Array(requests[start..<min(start + part, urls.count)])
+            let order = p % 2 == 0 ? [true, false] : [false, true]
+            for cacheOn in order {
+                // The part's time includes committing the rows written behind.
+                let time = try measure {
+                    try HTTPBench.send(batch, with: cacheOn ? onClient : offClient)
+                    if cacheOn { store.httpCache.waitForPendingWrites() }
+                }
+                if cacheOn { ons.append(time / Double(batch.count)) } else { offs.append(time / Double(batch.count)) }
+            }
+        }
+        return Fill(on: median(ons), off: median(offs), ons: ons, offs: offs)
+    }
+
+    // MARK: - Hits
+
+    struct Hits {
+        var disks: [Double] = []
+        var memories: [Double] = []
+        var disk: Double { median(disks) }
+        var memory: Double { median(memories) }
+        var diskList: String { disks.map(Format.perOp).joined(separator: ", ") }
+        var memoryList: String { memories.map(Format.perOp).joined(separator: ", ") }
+    }
+
+    /// Each pass: a new store object and client, every URL once (disk-cache hits), then every
+    /// URL again (memory-cache hits); wall time per hit.
+    static func hits(_ urls: [URL], storeDirectory: URL, passes: Int) throws -> Hits {
+        progress("cache: \(passes) pass(es) of \(urls.count.grouped) disk hits, then memory hits")
+        var hits = Hits()
+        for _ in 0..<passes {
+            let store = try WebsiteDataStore(directory: storeDirectory)
+            let client = try HTTPClient(store: store, configuration: HTTPClientConfiguration(timeout: 30))
+            hits.disks.append(try timeHits(urls, client) / Double(urls.count))
+            hits.memories.append(try timeHits(urls, client) / Double(urls.count))
+            if store.httpCache.memoryUsage == 0 { throw BenchError("cache: the memory cache kept nothing") }
+        }
+        return hits
+    }
+
+    /// Sends every URL once, one at a time, checking that each was a hit; nanoseconds in all.
+    static func timeHits(_ urls: [URL], _ client: HTTPClient) throws -> Double {
+        try blocking {
+            let start = now()
+            for url in urls {
+                let response = try await client.send(HTTPRequest(url: url))
+                guard response.cacheOutcome == .hit, response.body.count == bodySize else {
+                    throw BenchError("cache: \(url) was not a hit (\(String(describing: response.cacheOutcome)))")
+                }
+            }
+            return Double(now() - start)
+        }
+    }
+
+    // MARK: - Floors
+
+    struct Floors {
+        var dictionary: Double
+        var cookie: Double
+        var select: Double
+    }
+
+    /// The floors per URL: the body from a `[URL: Data]`; the `Cookie` lookup `HTTPClient` makes;
+    /// one indexed `SELECT` of the entry's row, its header text and inline body read, on a new connection.
+    static func floors(_ urls: [URL], storeDirectory: URL) throws -> Floors {
+        let bodies = Dictionary(uniqueKeysWithValues: urls.map { ($0, Data(repeating: 120, count: bodySize)) })
+        var dictionary: [Double] = []
+        var cookie: [Double] = []
+        var select: [Double] = []
+        let store = try WebsiteDataStore(directory: storeDirectory)
+        let cookies = store.httpCookieStore
+        let partitions = try Self.partitions(storeDirectory)
+        for _ in 0..<3 {
+            dictionary.append(
+                measure {
+                    for url in urls { keep(bodies[url]!.withUnsafeBytes { Data($0) }) }
+                } / Double(urls.count))
+            cookie.append(
+                try measure {
+                    for url in urls {
+                        keep(try cookies.cookieHeader(for: url, context: HTTPBench.asHTTPClientAsks(url)))
+                    }
+                } / Double(urls.count))
+            select.append(try selectFloor(urls, partitions: partitions, storeDirectory: storeDirectory))
+        }
+        return Floors(dictionary: median(dictionary), cookie: median(cookie), select: median(select))
+    }
+
+    /// The partition of each stored URL.
+    static func partitions(_ storeDirectory: URL) throws -> [String: String] {
+        let db = try SQLiteFloor.open(storeDirectory.appendingPathComponent("store.sqlite"), readOnly: true)
+        defer { sqlite3_close_v2(db) }
+        let statement = try SQLiteFloor.prepare(db, "SELECT url, partition_key FROM http_cache")
+        defer { sqlite3_finalize(statement) }
+        var partitions: [String: String] = [:]
+        while sqlite3_step(statement) == SQLITE_ROW {
+            partitions[String(cString: sqlite3_column_text(statement, 0))] = String(
+                cString: sqlite3_column_text(statement, 1))
+        }
+        return partitions
+    }
+
+    /// One prepared `SELECT` by the entry's key per URL on a new read-only connection, reading the
+    /// header text and the body into memory; nanoseconds per URL.
+    static func selectFloor(_ urls: [URL], partitions: [String: String], storeDirectory: URL) throws -> Double {
+        let keys = urls.map { ($0.absoluteString, partitions[$0.absoluteString] ?? "") }
+        let db = try SQLiteFloor.open(storeDirectory.appendingPathComponent("store.sqlite"), readOnly: true)
+        defer { sqlite3_close_v2(db) }
+        let statement = try SQLiteFloor.prepare(
+            db,
+            "SELECT status, headers, body FROM http_cache WHERE partition_key = ? AND method = 'GET' AND url = ? AND variant = ''"
+        )
+        defer { sqlite3_finalize(statement) }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        var found = 0
+        let time = measure {
+            for (url, partition) in keys {
+                sqlite3_bind_text(statement, 1, partition, -1, transient)
+                sqlite3_bind_text(statement, 2, url, -1, transient)
+                if sqlite3_step(statement) == SQLITE_ROW {
+                    let headers = String(cString: sqlite3_column_text(statement, 1))
+                    let body = Data(
+                        bytes: sqlite3_column_blob(statement, 2), count: Int(sqlite3_column_bytes(statement, 2)))
+                    keep((headers, body))
+                    found += 1
+                }
+                sqlite3_reset(statement)
+            }
+        }
+        guard found == urls.count else { throw BenchError("cache: the SELECT floor found \(found) of \(urls.count)") }
+        return time / Double(urls.count)
+    }
+
+    // MARK: - Clear
+
+    /// `clear --types diskcache --since` (what the command calls) on copies of the filled store,
+    /// removing the most recently modified 1% and 50%, and the size accounting after each.
+    static func clear(_ storeDirectory: URL, scratch: ScratchDirectory, into table: inout Table) throws {
+        var perEntry: [Double] = []
+        for percent in [1, 50] {
+            let copy = scratch.url.appendingPathComponent("clear-\(percent)")
+            try FileManager.default.copyItem(at: storeDirectory, to: copy)
+            let file = copy.appendingPathComponent("store.sqlite")
+            let (total, since) = try Self.cutoff(file, percent: percent)
+            let store = try WebsiteDataStore(directory: copy)
+            progress("cache: clearing \(percent)% of \(total.grouped) entries")
+            let time = try measure {
+                _ = try blocking { try await store.removeData(ofTypes: [.diskCache], modifiedSince: since) }
+            }
+            let (left, bytes) = try Self.rowsAndBytes(file)
+            let usage = try store.httpCache.diskUsage()
+            let removed = total - left
+            guard usage == bytes else {
+                throw BenchError("cache: after clearing, the usage counter says \(usage) bytes, the rows \(bytes)")
+            }
+            perEntry.append(time / Double(max(removed, 1)))
+            table.add(
+                "clear --types diskcache --since: \(removed.grouped) of \(total.grouped) (\(percent)%)",
+                ours: Format.seconds(time), peer: "", ratio: Format.perOp(time / Double(max(removed, 1))) + "/entry",
+                target: "(reported)")
+            table.note(
+                "after clearing \(percent)%: \(left.grouped) entries, the usage counter \(Int(usage).grouped) bytes = the rows' sizes"
+            )
+        }
+        let ratio = perEntry[0] / perEntry[1]
+        table.add(
+            "clear: time per removed entry, 1% vs 50%", ours: Format.perOp(perEntry[0]),
+            peer: Format.perOp(perEntry[1]),
+            ratio: Format.times(ratio), target: "(proportional: near 1x)")
+    }
+
+    /// The entry count and the `modified` time above which about `percent`% of the entries lie.
+    static func cutoff(_ file: URL, percent: Int) throws -> (Int, Date) {
+        let db = try SQLiteFloor.open(file, readOnly: true)
+        defer { sqlite3_close_v2(db) }
+        let count = try SQLiteFloor.prepare(db, "SELECT count(*) FROM http_cache")
+        defer { sqlite3_finalize(count) }
+        guard sqlite3_step(count) == SQLITE_ROW else { throw BenchError("cache: cannot count entries") }
+        let total = Int(sqlite3_column_int64(count, 0))
+        let pick = try SQLiteFloor.prepare(
+            db, "SELECT modified FROM http_cache ORDER BY modified DESC LIMIT 1 OFFSET \(total * percent / 100 - 1)")
+        defer { sqlite3_finalize(pick) }
+        guard sqlite3_step(pick) == SQLITE_ROW else { throw BenchError("cache: cannot pick a cutoff") }
+        return (total, Date(timeIntervalSince1970: sqlite3_column_double(pick, 0)))
+    }
+
+    /// The entries and the sum of their sizes, as the rows say.
+    static func rowsAndBytes(_ file: URL) throws -> (Int, Int64) {
+        let db = try SQLiteFloor.open(file, readOnly: true)
+        defer { sqlite3_close_v2(db) }
+        let statement = try SQLiteFloor.prepare(db, "SELECT count(*), coalesce(sum(size), 0) FROM http_cache")
+        defer { sqlite3_finalize(statement) }
+        guard sqlite3_step(statement) == SQLITE_ROW else { throw BenchError("cache: cannot read the sizes") }
+        return (Int(sqlite3_column_int64(statement, 0)), sqlite3_column_int64(statement, 1))
+    }
+}
+
+/// Runs `body` in a task and waits for it on the calling thread.
+func blocking<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) throws -> T {
+    let result = Locked<Result<T, any Error>?>(nil)
+    let done = DispatchSemaphore(value: 0)
+    Task {
+        let value: Result<T, any Error>
+        do { value = .success(try await body()) } catch { value = .failure(error) }
+        result.withLock { $0 = value }
+        done.signal()
+    }
+    done.wait()
+    return try result.withLock { $0! }.get()
+}
