@@ -409,6 +409,8 @@ func patternBytes(_ n: Int) -> Data {
             let first = try await client.send(HTTPRequest(url: url))
             #expect(first.cacheOutcome == .miss)
             firstBody = first.body
+            // Written behind: committed before another store object must see it.
+            store.httpCache.waitForPendingWrites()
         }
         let reopened = try f.openStore()
         let client = try f.client(reopened)
