@@ -53,6 +53,18 @@ extension StoreDatabase {
         "boolean", "boolean", "text", "text", "float8", "float8", "float8", "float8",
     ]
 
+    /// The PostgreSQL append of `appendToLogInArrays`: one array parameter per column of
+    /// `logColumns`, unnested side by side, each row numbered from the log's head.
+    private static let appendInArrays: String = {
+        let columns = logColumns.components(separatedBy: ", ")
+        let arrays = zip(columns.indices, logColumnTypes).map { "unnest(?\($0.0 + 1)::\($0.1)[])" }
+        return """
+            INSERT INTO change_log (seq, \(logColumns)) SELECT head.position + entry.n, \(columns.map { "entry.\($0)" }.joined(separator: ", ")) \
+            FROM change_log_head AS head, ROWS FROM (\(arrays.joined(separator: ", "))) WITH ORDINALITY AS entry(\(logColumns), n) \
+            WHERE head.id = 1 RETURNING seq
+            """
+    }()
+
     /// The entries one statement appends on PostgreSQL, at most (a long import appends in pieces).
     static let appendedRowsPerStatement = 1000
 
@@ -66,24 +78,19 @@ extension StoreDatabase {
     private static func appendToLogInArrays(_ changes: [ChangeLogEntry], _ db: DatabaseConnection) throws
         -> ClosedRange<Int64>?
     {
-        let columns = logColumns.components(separatedBy: ", ")
-        let arrays = zip(columns.indices, logColumnTypes).map { "unnest(?\($0.0 + 1)::\($0.1)[])" }
-        let sql = """
-            INSERT INTO change_log (seq, \(logColumns)) SELECT head.position + entry.n, \(columns.map { "entry.\($0)" }.joined(separator: ", ")) \
-            FROM change_log_head AS head, ROWS FROM (\(arrays.joined(separator: ", "))) WITH ORDINALITY AS entry(\(logColumns), n) \
-            WHERE head.id = 1 RETURNING seq
-            """
         let time = Date().timeIntervalSince1970
         var range: ClosedRange<Int64>?
         var start = changes.startIndex
         while start < changes.endIndex {
             let piece = changes[start..<min(start + appendedRowsPerStatement, changes.endIndex)]
             start = piece.endIndex
-            var values = [[DatabaseValue]](repeating: [], count: columns.count)
+            var values = [[DatabaseValue]](repeating: [], count: logColumnTypes.count)
             for entry in piece {
                 for (column, value) in logValues(entry, time: time).enumerated() { values[column].append(value) }
             }
-            let seqs = try db.repeatedRows(sql, values.map { .text(PostgreSQLStoreConnection.arrayLiteral($0)) }) {
+            let seqs = try db.repeatedRows(
+                appendInArrays, values.map { .text(PostgreSQLStoreConnection.arrayLiteral($0)) }
+            ) {
                 $0.int(0)
             }
             guard seqs.count == piece.count, let low = seqs.min(), let high = seqs.max() else {
