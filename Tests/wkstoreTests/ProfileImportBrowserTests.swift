@@ -47,22 +47,11 @@ struct ProfileImportBrowserTests {
         defer { server.stop() }
         let userDataDir = sandbox.root.appendingPathComponent("chromium")
         let origin = "http://localhost:\(server.port)"
-        // Chromium deletes the session cookies of the last session from its file as it starts,
-        // in a task that sometimes runs after the page's cookies were written: a load is tried
-        // again, in a fresh user-data-dir, until the file holds all seven (at most six loads).
-        let expectedSessionRows = 7
-        var sessionRows = 0
-        for _ in 0..<6 where sessionRows != expectedSessionRows {
-            try? FileManager.default.removeItem(at: userDataDir)
-            try HeadlessBrowser.chromium(origin + "/page", userDataDir: userDataDir)
-            let counted = try runTool(
-                [
-                    "sqlite3", "-readonly", userDataDir.appendingPathComponent("Default/Cookies").path,
-                    "SELECT count(*) FROM cookies WHERE is_persistent = 0",
-                ], in: sandbox.root)
-            sessionRows = Int(counted.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        }
-        #expect(sessionRows == expectedSessionRows, "Chromium did not keep its session cookies on disk")
+        // Chromium runs on the page while its profile is imported, as a user's browser would.
+        let chromium = try RunningChromium(origin + "/page", userDataDir: userDataDir)
+        defer { chromium.stop() }
+        let cookieCount = BrowserPageServer.setCookies.count + 2
+        try chromium.waitForCookies(cookieCount)
         let seen = try server.report("/report")
         let seenSub = try server.report("/sub/report")
         #expect(seen.storage == BrowserPageServer.storageItems)
@@ -70,7 +59,6 @@ struct ProfileImportBrowserTests {
         // A user-data-dir reads as its last used profile (Default here).
         let imported = try sandbox.runInStore(["import", "--from", "chromium", "--profile", userDataDir.path])
         #expect(imported.status == 0, "\(imported.stderr)")
-        let cookieCount = BrowserPageServer.setCookies.count + 2
         #expect(
             imported.stdout.contains(
                 "read \(cookieCount) cookies: imported \(cookieCount); 1 origin: \(seen.storage.count) localStorage items"
@@ -122,6 +110,7 @@ struct ProfileImportBrowserTests {
         #expect(some.stdout.contains("imported \(cookieCount)"))
 
         // --list-profiles finds the profile where Chromium keeps it, given a home.
+        chromium.stop()
         let config = sandbox.root.appendingPathComponent("home/.config")
         try FileManager.default.createDirectory(at: config, withIntermediateDirectories: true)
         try FileManager.default.moveItem(at: userDataDir, to: config.appendingPathComponent("chromium"))
@@ -218,7 +207,7 @@ struct ProfileImportBrowserTests {
         #expect(exported.status == 0, "\(exported.stderr)")
         #expect(exported.stdout == "wrote 5 cookies to the Chromium profile \(userDataDir.path)\n")
 
-        try HeadlessBrowser.chromium(origin + "/quiet", userDataDir: userDataDir, keepSessionCookies: false)
+        try HeadlessBrowser.chromium(origin + "/quiet", userDataDir: userDataDir)
         let sent = try server.report("/report").header
         let storeHeader = try view(sandbox, origin + "/report").header
         #expect(sent == storeHeader)
@@ -234,7 +223,7 @@ struct ProfileImportBrowserTests {
                 "export", "--to", "chromium", "--profile", userDataDir.appendingPathComponent("Default").path,
             ])
         #expect(again.status == 0, "\(again.stderr)")
-        try HeadlessBrowser.chromium(origin + "/quiet", userDataDir: userDataDir, keepSessionCookies: false)
+        try HeadlessBrowser.chromium(origin + "/quiet", userDataDir: userDataDir)
         let resent = try server.report("/report").header
         // The new `a` was created last, so it comes last (RFC 6265bis order, Chromium's and the store's).
         #expect(resent == sent.replacingOccurrences(of: "a=1; ", with: "") + "; a=changed")

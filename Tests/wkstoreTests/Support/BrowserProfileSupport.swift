@@ -159,6 +159,71 @@ final class BrowserPageServer {
     deinit { if process.isRunning { process.terminate() } }
 }
 
+/// Headless Chromium left running on one page, for tests that read its profile while it runs.
+///
+/// Chromium keeps session cookies on disk only when it restores the last session
+/// (`--restore-last-session`), and it deletes them from the file when its last window closes
+/// (unless it is quitting), which with `--dump-dom` races with the quit. Left running, it
+/// writes every cookie of a page to its file in one batch, 30 seconds after the first change
+/// of the batch: `waitForCookies` waits for that write, and the profile is then read while
+/// Chromium still holds it, as a user's running browser would.
+final class RunningChromium {
+    private let process = Subprocess()
+    private let userDataDir: URL
+    private let log: FileHandle
+
+    /// Starts Chromium on `url` with `userDataDir` (which must not hold a profile yet: a second
+    /// run restoring the first one's tabs would not load `url`).
+    init(_ url: String, userDataDir: URL) throws {
+        self.userDataDir = userDataDir
+        let directory = userDataDir.deletingLastPathComponent()
+        let logFile = directory.appendingPathComponent("chromium.log")
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        log = try FileHandle(forWritingTo: logFile)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // `timeout` bounds a run the test never stops (a failed expectation before `stop()`).
+        process.arguments = [
+            "timeout", "-k", "10", "600", "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+            "--password-store=basic", "--restore-last-session", "--user-data-dir=\(userDataDir.path)", url,
+        ]
+        process.environment = try HeadlessBrowser.environment(in: directory)
+        process.currentDirectoryURL = directory
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+    }
+
+    /// Waits until the profile's cookie file holds `count` cookies, for at most four minutes
+    /// (the write comes after about 30 seconds, later on a loaded machine).
+    func waitForCookies(_ count: Int) throws {
+        let file = userDataDir.appendingPathComponent("Default/Cookies")
+        var rows = 0
+        for _ in 0..<480 {
+            if FileManager.default.fileExists(atPath: file.path) {
+                let counted = try runTool(
+                    ["sqlite3", "-readonly", file.path, "SELECT count(*) FROM cookies"],
+                    in: userDataDir.deletingLastPathComponent())
+                rows = Int(counted.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+                if rows >= count { return }
+            }
+            guard process.isRunning else { break }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        throw BrowserFailure(description: "Chromium wrote \(rows) of \(count) cookies to its file (see chromium.log)")
+    }
+
+    /// Stops Chromium at once, every process of it (`timeout` leads their process group), and
+    /// waits for it to end: its files stay as they were, with the cookies it wrote.
+    func stop() {
+        if process.isRunning { kill(-process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        try? log.close()
+    }
+
+    deinit { stop() }
+}
+
 /// A browser that did not start or did not load the page, with the end of what it printed.
 struct BrowserFailure: Error, CustomStringConvertible {
     let description: String
@@ -167,19 +232,14 @@ struct BrowserFailure: Error, CustomStringConvertible {
 /// Headless browsers from Debian, each run bounded by `timeout` (a generous limit: the machine
 /// may be loaded), which kills the browser if it overstays.
 enum HeadlessBrowser {
-    /// Loads `url` in headless Chromium with a user-data-dir of its own, cookies kept in the
-    /// basic (`v10`) store, and session cookies written to disk, as a browser restoring its last
-    /// session does (`--restore-last-session`; without it Chromium keeps them in memory only).
-    ///
-    /// With `keepSessionCookies` false the flag is left out: a second run on a profile with it
-    /// would restore the first run's tabs and never exit.
-    static func chromium(_ url: String, userDataDir: URL, keepSessionCookies: Bool = true) throws {
+    /// Loads `url` in headless Chromium with a user-data-dir of its own and cookies kept in the
+    /// basic (`v10`) store, and exits once the page has loaded (`--dump-dom`). Session cookies
+    /// stay in memory: `RunningChromium` is the run that keeps them on disk.
+    static func chromium(_ url: String, userDataDir: URL) throws {
         try run(
             [
                 "timeout", "-k", "10", "240", "chromium", "--headless", "--no-sandbox", "--disable-gpu",
-                "--no-first-run", "--password-store=basic",
-            ] + (keepSessionCookies ? ["--restore-last-session"] : []) + [
-                "--user-data-dir=\(userDataDir.path)", "--dump-dom", url,
+                "--no-first-run", "--password-store=basic", "--user-data-dir=\(userDataDir.path)", "--dump-dom", url,
             ], name: "chromium", in: userDataDir.deletingLastPathComponent())
     }
 
@@ -194,16 +254,23 @@ enum HeadlessBrowser {
             ], name: "firefox-esr", in: profile.deletingLastPathComponent())
     }
 
-    /// Runs a browser command to completion, with a home of its own beside `directory`'s files
-    /// so that nothing is written to the user's.
-    static func run(_ arguments: [String], name: String, in directory: URL) throws {
+    /// The environment a browser runs in: this process's, with a home of its own beside
+    /// `directory`'s files so that nothing is written to the user's.
+    static func environment(in directory: URL) throws -> [String: String] {
         let home = directory.appendingPathComponent("browser-home")
         try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home.path
         environment["XDG_CONFIG_HOME"] = home.appendingPathComponent(".config").path
         environment["XDG_CACHE_HOME"] = home.appendingPathComponent(".cache").path
-        let (status, output) = try runToolCapturingBytes(arguments, in: directory, environment: environment)
+        return environment
+    }
+
+    /// Runs a browser command to completion, with a home of its own beside `directory`'s files
+    /// so that nothing is written to the user's.
+    static func run(_ arguments: [String], name: String, in directory: URL) throws {
+        let (status, output) = try runToolCapturingBytes(
+            arguments, in: directory, environment: try environment(in: directory))
         guard status == 0 else {
             let tail = String(decoding: output, as: UTF8.self).split(separator: "\n").suffix(12).joined(separator: "\n")
             throw BrowserFailure(
