@@ -18,8 +18,10 @@ struct ProfileImportBrowserTests {
         }
     }
 
-    func view(_ sandbox: Sandbox, _ url: String, store: URL? = nil) throws -> View {
-        let result = try sandbox.run(try sandbox.storeArguments(store) + ["cookies", "header", url, "--json"])
+    func view(_ sandbox: Sandbox, _ url: String, store: URL? = nil, topLevelSite: String? = nil) throws -> View {
+        let result = try sandbox.run(
+            try sandbox.storeArguments(store) + ["cookies", "header", url, "--json"]
+                + (topLevelSite.map { ["--top-level-site", $0] } ?? []))
         #expect(result.status == 0, "\(result.stderr)")
         let object = try result.object()
         return View(header: object["cookie"] as? String ?? "", cookies: object["cookies"] as? [[String: Any]] ?? [])
@@ -129,6 +131,67 @@ struct ProfileImportBrowserTests {
             try sandbox.storeArguments(fourth) + ["import", "--from", "chromium", "--types", "localstorage"])
         #expect(itemsOnly.stdout.hasPrefix("chromium Default: read 0 cookies"), "\(itemsOnly.stdout)")
         try expectStorage(sandbox, origin, seen.storage, store: fourth)
+    }
+
+    /// What the store sends on the pages of `/top`, after importing a profile that loaded it:
+    /// the Domain cookie on a sibling host too, the partitioned frame's cookies only inside the
+    /// frame's partition. `frameCookies` are the cookies the browser kept for the frame.
+    func expectSiteCookies(_ sandbox: Sandbox, port: Int, server: BrowserPageServer, frameCookies: [String]) throws {
+        let top = "http://www.site.localhost:\(port)"
+        let embed = "http://embed.localhost:\(port)"
+        let seenTop = try server.report("/top-report")
+        let seenFrame = try server.report("/frame-report")
+        #expect(seenTop.header == "dom=1; hostdom=2")
+        #expect(seenFrame.header == frameCookies.joined(separator: "; "))
+        #expect(try view(sandbox, top + "/top-report").header == seenTop.header)
+        #expect(try view(sandbox, "http://other.site.localhost:\(port)/").header == "dom=1")
+        let framed = try view(sandbox, embed + "/frame-report", topLevelSite: top)
+        #expect(framed.header == seenFrame.header)
+        #expect(framed.documentCookie == seenFrame.documentCookie)
+        // Outside the partition (the frame's site at the top level, or under another page)
+        // the partitioned cookies are not sent.
+        #expect(try view(sandbox, embed + "/frame-report").header == "")
+        #expect(try view(sandbox, embed + "/frame-report", topLevelSite: "http://elsewhere.localhost").header == "")
+
+        let listed = try sandbox.runInStore(["cookies", "list", "--json"]).objects()
+        #expect(try Self.cookie("dom", in: listed)["hostOnly"] as? Bool == false)
+        // The listing spells a Domain cookie's domain as Playwright does, with a leading dot.
+        #expect(try Self.cookie("dom", in: listed)["domain"] as? String == ".site.localhost")
+        #expect(try Self.cookie("hostdom", in: listed)["hostOnly"] as? Bool == true)
+        for name in frameCookies.map({ String($0.prefix { $0 != "=" }) }) {
+            #expect(try Self.cookie(name, in: listed)["partitionKey"] as? String == "http://site.localhost", "\(name)")
+            #expect(try Self.cookie(name, in: listed)["secure"] as? Bool == true, "\(name)")
+        }
+    }
+
+    @Test func chromiumDomainAndPartitionedCookies() throws {
+        let sandbox = try Sandbox()
+        let server = try BrowserPageServer(directory: sandbox.root)
+        defer { server.stop() }
+        let userDataDir = sandbox.root.appendingPathComponent("chromium")
+        let chromium = try RunningChromium("http://www.site.localhost:\(server.port)/top", userDataDir: userDataDir)
+        defer { chromium.stop() }
+        // Chromium keeps the Partitioned cookie (its top_frame_site_key) and refuses the
+        // unpartitioned third-party one: three cookies.
+        try chromium.waitForCookies(3)
+        let imported = try sandbox.runInStore(["import", "--from", "chromium", "--profile", userDataDir.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("read 3 cookies: imported 3"), "\(imported.stdout)")
+        try expectSiteCookies(sandbox, port: server.port, server: server, frameCookies: ["part=3"])
+    }
+
+    @Test func firefoxDomainAndPartitionedCookies() throws {
+        let sandbox = try Sandbox()
+        let server = try BrowserPageServer(directory: sandbox.root)
+        defer { server.stop() }
+        let profile = sandbox.root.appendingPathComponent("firefox-profile")
+        try HeadlessBrowser.firefox("http://www.site.localhost:\(server.port)/top", profile: profile)
+        let imported = try sandbox.runInStore(["import", "--from", "firefox", "--profile", profile.path])
+        #expect(imported.status == 0, "\(imported.stderr)")
+        #expect(imported.stdout.contains("read 4 cookies: imported 4"), "\(imported.stdout)")
+        // Total Cookie Protection partitions every cookie of the cross-site frame, the one set
+        // without `Partitioned` too.
+        try expectSiteCookies(sandbox, port: server.port, server: server, frameCookies: ["part=3", "unpart=4"])
     }
 
     @Test func firefoxProfileImportSendsWhatFirefoxKept() throws {

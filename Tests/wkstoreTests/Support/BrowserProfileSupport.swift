@@ -5,7 +5,12 @@ import WebsiteDataTestSupport
 /// A page server and real headless browsers, for the tests that import browser profiles.
 ///
 /// The server (Python 3 on 127.0.0.1, port 0) serves `/quiet`, a page that only reports (below)
-/// what it was sent, and `/page` (any other path is a 404), which sets cookies of several
+/// what it was sent; `/top`, for `http://www.site.localhost:PORT`, which sets a Domain cookie
+/// (`Domain=site.localhost`) and a host-only one, reports to `/top-report`, and embeds a
+/// cross-site frame, `/frame` from `http://embed.localhost:PORT`, which sets a `Partitioned`
+/// cookie and an unpartitioned third-party one (both Secure, SameSite=None; browsers treat
+/// `*.localhost` as a secure context and resolve it to loopback) and reports to
+/// `/frame-report`; and `/page` (any other path is a 404), which sets cookies of several
 /// shapes with `Set-Cookie` and from script, sets localStorage items (non-ASCII ones included),
 /// and then reports, with synchronous requests so they finish before the page's load ends, what
 /// it saw: `POST /report` (its body `document.cookie` and the localStorage items as JSON) and
@@ -56,6 +61,21 @@ final class BrowserPageServer {
         report("/sub/report");
         document.getElementById("out").textContent = "reported";
         </script></body></html>""" % items
+        TOP = """<!doctype html><html><body><iframe src="http://embed.localhost:%d/frame"></iframe><script>
+        var x = new XMLHttpRequest();
+        x.open("POST", "/top-report", false);
+        x.send(JSON.stringify({cookie: document.cookie, storage: {}}));
+        </script></body></html>"""
+        FRAME = """<!doctype html><html><body><script>
+        var x = new XMLHttpRequest();
+        x.open("POST", "/frame-report", false);
+        x.send(JSON.stringify({cookie: document.cookie, storage: {}}));
+        </script></body></html>"""
+        SITE_COOKIES = {
+            "/top": ["dom=1; Domain=site.localhost; Path=/; Max-Age=86400", "hostdom=2; Path=/; Max-Age=86400"],
+            "/frame": ["part=3; Secure; SameSite=None; Partitioned; Path=/; Max-Age=86400",
+                       "unpart=4; Secure; SameSite=None; Path=/; Max-Age=86400"],
+        }
         QUIET = """<!doctype html><html><body><script>
         var x = new XMLHttpRequest();
         x.open("POST", "/report", false);
@@ -64,6 +84,15 @@ final class BrowserPageServer {
         class Handler(http.server.BaseHTTPRequestHandler):
             def log_message(self, *args): pass
             def do_GET(self):
+                if self.path in SITE_COOKIES:
+                    body = (TOP % self.server.server_address[1] if self.path == "/top" else FRAME).encode("utf-8")
+                    self.send_response(200)
+                    for c in SITE_COOKIES[self.path]: self.send_header("Set-Cookie", c)
+                    self.send_header("Content-Type", "text/html; charset=utf-8")
+                    self.send_header("Content-Length", str(len(body)))
+                    self.end_headers()
+                    self.wfile.write(body)
+                    return
                 quiet = self.path.startswith("/quiet")
                 if not quiet and not self.path.startswith("/page"):
                     self.send_response(404)
