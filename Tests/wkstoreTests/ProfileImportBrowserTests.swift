@@ -50,7 +50,7 @@ struct ProfileImportBrowserTests {
         let userDataDir = sandbox.root.appendingPathComponent("chromium")
         let origin = "http://localhost:\(server.port)"
         // Chromium runs on the page while its profile is imported, as a user's browser would.
-        let chromium = try RunningChromium(origin + "/page", userDataDir: userDataDir)
+        let chromium = try RunningBrowser.chromium(origin + "/page", userDataDir: userDataDir)
         defer { chromium.stop() }
         let cookieCount = BrowserPageServer.setCookies.count + 2
         try chromium.waitForCookies(cookieCount)
@@ -169,7 +169,8 @@ struct ProfileImportBrowserTests {
         let server = try BrowserPageServer(directory: sandbox.root)
         defer { server.stop() }
         let userDataDir = sandbox.root.appendingPathComponent("chromium")
-        let chromium = try RunningChromium("http://www.site.localhost:\(server.port)/top", userDataDir: userDataDir)
+        let chromium = try RunningBrowser.chromium(
+            "http://www.site.localhost:\(server.port)/top", userDataDir: userDataDir)
         defer { chromium.stop() }
         // Chromium keeps the Partitioned cookie (its top_frame_site_key) and refuses the
         // unpartitioned third-party one: three cookies.
@@ -185,7 +186,10 @@ struct ProfileImportBrowserTests {
         let server = try BrowserPageServer(directory: sandbox.root)
         defer { server.stop() }
         let profile = sandbox.root.appendingPathComponent("firefox-profile")
-        try HeadlessBrowser.firefox("http://www.site.localhost:\(server.port)/top", profile: profile)
+        // Firefox runs on the page while its profile is imported.
+        let firefox = try RunningBrowser.firefox("http://www.site.localhost:\(server.port)/top", profile: profile)
+        defer { firefox.stop() }
+        try firefox.waitForCookies(4)
         let imported = try sandbox.runInStore(["import", "--from", "firefox", "--profile", profile.path])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout.contains("read 4 cookies: imported 4"), "\(imported.stdout)")

@@ -188,33 +188,56 @@ final class BrowserPageServer {
     deinit { if process.isRunning { process.terminate() } }
 }
 
-/// Headless Chromium left running on one page, for tests that read its profile while it runs.
+/// A headless browser left running on one page, for tests that read its profile while it
+/// runs, as a user's running browser would be read.
 ///
 /// Chromium keeps session cookies on disk only when it restores the last session
 /// (`--restore-last-session`), and it deletes them from the file when its last window closes
 /// (unless it is quitting), which with `--dump-dom` races with the quit. Left running, it
 /// writes every cookie of a page to its file in one batch, 30 seconds after the first change
-/// of the batch: `waitForCookies` waits for that write, and the profile is then read while
-/// Chromium still holds it, as a user's running browser would.
-final class RunningChromium {
+/// of the batch. Firefox writes its cookies to `cookies.sqlite`'s write-ahead log within a
+/// second or so, and holds the database in exclusive locking mode, so that no other process
+/// can open it: it is read from a copy, as the import reads it. `waitForCookies` waits for
+/// either write.
+final class RunningBrowser {
     private let process = Subprocess()
-    private let userDataDir: URL
+    private let cookieFile: URL
+    private let cookieTable: String
+    private let directory: URL
     private let log: FileHandle
 
     /// Starts Chromium on `url` with `userDataDir` (which must not hold a profile yet: a second
     /// run restoring the first one's tabs would not load `url`).
-    init(_ url: String, userDataDir: URL) throws {
-        self.userDataDir = userDataDir
-        let directory = userDataDir.deletingLastPathComponent()
-        let logFile = directory.appendingPathComponent("chromium.log")
+    static func chromium(_ url: String, userDataDir: URL) throws -> RunningBrowser {
+        try RunningBrowser(
+            [
+                "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--password-store=basic",
+                "--restore-last-session", "--user-data-dir=\(userDataDir.path)", url,
+            ], cookieFile: userDataDir.appendingPathComponent("Default/Cookies"), table: "cookies",
+            in: userDataDir.deletingLastPathComponent())
+    }
+
+    /// Starts Firefox ESR on `url` with a profile folder of its own.
+    static func firefox(_ url: String, profile: URL) throws -> RunningBrowser {
+        try FileManager.default.createDirectory(at: profile, withIntermediateDirectories: true)
+        return try RunningBrowser(
+            ["firefox-esr", "--headless", "--no-remote", "--profile", profile.path, url],
+            cookieFile: profile.appendingPathComponent("cookies.sqlite"), table: "moz_cookies",
+            in: profile.deletingLastPathComponent())
+    }
+
+    /// Runs `command` in `directory` (the folder that holds the profile), with a home there.
+    private init(_ command: [String], cookieFile: URL, table: String, in directory: URL) throws {
+        self.cookieFile = cookieFile
+        self.cookieTable = table
+        self.directory = directory
+        let logFile = directory.appendingPathComponent("\(command[0]).log")
         _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
         log = try FileHandle(forWritingTo: logFile)
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        // `timeout` bounds a run the test never stops (a failed expectation before `stop()`).
-        process.arguments = [
-            "timeout", "-k", "10", "600", "chromium", "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-            "--password-store=basic", "--restore-last-session", "--user-data-dir=\(userDataDir.path)", url,
-        ]
+        // `timeout` bounds a run the test never stops (a failed expectation before `stop()`),
+        // and leads the browser's process group, which `stop()` ends.
+        process.arguments = ["timeout", "-k", "10", "600"] + command
         process.environment = try HeadlessBrowser.environment(in: directory)
         process.currentDirectoryURL = directory
         process.standardInput = FileHandle.nullDevice
@@ -223,27 +246,35 @@ final class RunningChromium {
         try process.run()
     }
 
-    /// Waits until the profile's cookie file holds `count` cookies, for at most four minutes
-    /// (the write comes after about 30 seconds, later on a loaded machine).
+    /// Waits until the profile's cookie database holds `count` cookies, for at most four
+    /// minutes (Chromium's write comes after about 30 seconds, later on a loaded machine).
     func waitForCookies(_ count: Int) throws {
-        let file = userDataDir.appendingPathComponent("Default/Cookies")
+        let copy = directory.appendingPathComponent("cookie-count")
+        try FileManager.default.createDirectory(at: copy, withIntermediateDirectories: true)
+        let copied = copy.appendingPathComponent("cookies.sqlite")
         var rows = 0
         for _ in 0..<480 {
-            if FileManager.default.fileExists(atPath: file.path) {
+            // The database and its write-ahead log, copied; a copy taken in the middle of a
+            // write may not open, and is taken again.
+            for suffix in ["", "-wal"] {
+                let target = URL(fileURLWithPath: copied.path + suffix)
+                try? FileManager.default.removeItem(at: target)
+                try? FileManager.default.copyItem(at: URL(fileURLWithPath: cookieFile.path + suffix), to: target)
+            }
+            if FileManager.default.fileExists(atPath: copied.path) {
                 let counted = try runTool(
-                    ["sqlite3", "-readonly", file.path, "SELECT count(*) FROM cookies"],
-                    in: userDataDir.deletingLastPathComponent())
+                    ["sqlite3", copied.path, "SELECT count(*) FROM \(cookieTable)"], in: directory)
                 rows = Int(counted.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
                 if rows >= count { return }
             }
             guard process.isRunning else { break }
             Thread.sleep(forTimeInterval: 0.5)
         }
-        throw BrowserFailure(description: "Chromium wrote \(rows) of \(count) cookies to its file (see chromium.log)")
+        throw BrowserFailure(description: "the browser wrote \(rows) of \(count) cookies to its file (see its log)")
     }
 
-    /// Stops Chromium at once, every process of it (`timeout` leads their process group), and
-    /// waits for it to end: its files stay as they were, with the cookies it wrote.
+    /// Stops the browser at once, every process of it, and waits for it to end: its files stay
+    /// as they were, with the cookies it wrote.
     func stop() {
         if process.isRunning { kill(-process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
@@ -263,7 +294,7 @@ struct BrowserFailure: Error, CustomStringConvertible {
 enum HeadlessBrowser {
     /// Loads `url` in headless Chromium with a user-data-dir of its own and cookies kept in the
     /// basic (`v10`) store, and exits once the page has loaded (`--dump-dom`). Session cookies
-    /// stay in memory: `RunningChromium` is the run that keeps them on disk.
+    /// stay in memory: `RunningBrowser.chromium` is the run that keeps them on disk.
     static func chromium(_ url: String, userDataDir: URL) throws {
         try run(
             [
