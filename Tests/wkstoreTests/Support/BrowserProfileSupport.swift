@@ -166,17 +166,31 @@ final class BrowserPageServer {
         let storage: [String: String]
     }
 
-    /// The last report made to `path` (`/report`, `/sub/report`).
+    /// The last report made to `path` (`/report`, `/sub/report`), waiting for it for at most two
+    /// minutes: a browser left running on a page (`RunningBrowser`) may have written the page's
+    /// cookies before its script has reported.
     func report(_ path: String) throws -> Report {
-        let text = try String(contentsOf: directory.appendingPathComponent("reports.jsonl"), encoding: .utf8)
-        for line in text.split(separator: "\n").reversed() {
+        for _ in 0..<240 {
+            if let report = try lastReport(path) { return report }
+            Thread.sleep(forTimeInterval: 0.5)
+        }
+        throw BrowserFailure(description: "the page made no report to \(path)")
+    }
+
+    private func lastReport(_ path: String) throws -> Report? {
+        let file = directory.appendingPathComponent("reports.jsonl")
+        guard let text = try? String(contentsOf: file, encoding: .utf8) else { return nil }
+        var lines = text.split(separator: "\n")
+        // A line still being written (no newline yet) is left for the next look.
+        if !text.hasSuffix("\n") && !lines.isEmpty { lines.removeLast() }
+        for line in lines.reversed() {
             let entry = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             guard entry["path"] as? String == path, let body = entry["body"] as? [String: Any] else { continue }
             return Report(
                 header: entry["header"] as? String ?? "", documentCookie: body["cookie"] as? String ?? "",
                 storage: body["storage"] as? [String: String] ?? [:])
         }
-        throw BrowserFailure(description: "the page made no report to \(path)")
+        return nil
     }
 
     /// Stops the server.
