@@ -103,9 +103,11 @@ final class Sandbox {
         try? FileManager.default.removeItem(at: root)
     }
 
-    /// The environment of every run: a home, XDG data directory and TMPDIR inside the sandbox, UTC unless changed.
+    /// The environment of every run: a home, XDG data directory and TMPDIR inside the sandbox, UTC unless changed,
+    /// and the sanitizer settings of the test run, so that a sanitized `wkstore` runs as the tests do (CI turns
+    /// LeakSanitizer's reports off).
     var environment: [String: String] {
-        [
+        var environment = [
             "HOME": root.appendingPathComponent("home").path,
             "XDG_DATA_HOME": dataHome.path,
             "TMPDIR": root.appendingPathComponent("tmp").path,
@@ -113,6 +115,10 @@ final class Sandbox {
             "LANG": "C.UTF-8",
             "TZ": "UTC",
         ]
+        for key in ["ASAN_OPTIONS", "LSAN_OPTIONS", "TSAN_OPTIONS", "UBSAN_OPTIONS"] {
+            if let value = ProcessInfo.processInfo.environment[key] { environment[key] = value }
+        }
+        return environment
     }
 
     /// Runs `wkstore` with `arguments`, `environment` plus `extra`, and `stdin` on standard input.
