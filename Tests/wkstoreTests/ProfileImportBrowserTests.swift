@@ -136,7 +136,8 @@ struct ProfileImportBrowserTests {
     /// What the store sends on the pages of `/top`, after importing a profile that loaded it:
     /// the Domain cookie on a sibling host too, the partitioned frame's cookies only inside the
     /// frame's partition. `frameCookies` are the cookies the browser kept for the frame.
-    func expectSiteCookies(_ sandbox: Sandbox, port: Int, server: BrowserPageServer, frameCookies: [String]) throws {
+    func expectSiteCookies(_ sandbox: Sandbox, server: BrowserPageServer, frameCookies: [String]) throws {
+        let port = server.port
         let top = "http://www.site.localhost:\(port)"
         let embed = "http://embed.localhost:\(port)"
         let seenTop = try server.report("/top-report")
@@ -178,7 +179,7 @@ struct ProfileImportBrowserTests {
         let imported = try sandbox.runInStore(["import", "--from", "chromium", "--profile", userDataDir.path])
         #expect(imported.status == 0, "\(imported.stderr)")
         #expect(imported.stdout.contains("read 3 cookies: imported 3"), "\(imported.stdout)")
-        try expectSiteCookies(sandbox, port: server.port, server: server, frameCookies: ["part=3"])
+        try expectSiteCookies(sandbox, server: server, frameCookies: ["part=3"])
     }
 
     @Test func firefoxDomainAndPartitionedCookies() throws {
@@ -195,7 +196,7 @@ struct ProfileImportBrowserTests {
         #expect(imported.stdout.contains("read 4 cookies: imported 4"), "\(imported.stdout)")
         // Total Cookie Protection partitions every cookie of the cross-site frame, the one set
         // without `Partitioned` too.
-        try expectSiteCookies(sandbox, port: server.port, server: server, frameCookies: ["part=3", "unpart=4"])
+        try expectSiteCookies(sandbox, server: server, frameCookies: ["part=3", "unpart=4"])
     }
 
     @Test func firefoxProfileImportSendsWhatFirefoxKept() throws {

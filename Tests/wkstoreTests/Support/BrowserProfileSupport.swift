@@ -61,47 +61,38 @@ final class BrowserPageServer {
         report("/sub/report");
         document.getElementById("out").textContent = "reported";
         </script></body></html>""" % items
-        TOP = """<!doctype html><html><body><iframe src="http://embed.localhost:%d/frame"></iframe><script>
+        def reporting(path, before=""):
+            """A page whose script reports document.cookie to `path`, after `before`."""
+            return """<!doctype html><html><body>%s<script>
         var x = new XMLHttpRequest();
-        x.open("POST", "/top-report", false);
+        x.open("POST", "%s", false);
         x.send(JSON.stringify({cookie: document.cookie, storage: {}}));
-        </script></body></html>"""
-        FRAME = """<!doctype html><html><body><script>
-        var x = new XMLHttpRequest();
-        x.open("POST", "/frame-report", false);
-        x.send(JSON.stringify({cookie: document.cookie, storage: {}}));
-        </script></body></html>"""
-        SITE_COOKIES = {
-            "/top": ["dom=1; Domain=site.localhost; Path=/; Max-Age=86400", "hostdom=2; Path=/; Max-Age=86400"],
-            "/frame": ["part=3; Secure; SameSite=None; Partitioned; Path=/; Max-Age=86400",
-                       "unpart=4; Secure; SameSite=None; Path=/; Max-Age=86400"],
-        }
-        QUIET = """<!doctype html><html><body><script>
-        var x = new XMLHttpRequest();
-        x.open("POST", "/report", false);
-        x.send(JSON.stringify({cookie: document.cookie, storage: {}}));
-        </script></body></html>"""
+        </script></body></html>""" % (before, path)
+        def routes(port):
+            """Each path's page and Set-Cookie headers."""
+            return {
+                "/page": (PAGE, cookies),
+                "/quiet": (reporting("/report"), []),
+                "/top": (
+                    reporting("/top-report", '<iframe src="http://embed.localhost:%d/frame"></iframe>' % port),
+                    ["dom=1; Domain=site.localhost; Path=/; Max-Age=86400", "hostdom=2; Path=/; Max-Age=86400"]),
+                "/frame": (
+                    reporting("/frame-report"),
+                    ["part=3; Secure; SameSite=None; Partitioned; Path=/; Max-Age=86400",
+                     "unpart=4; Secure; SameSite=None; Path=/; Max-Age=86400"]),
+            }
         class Handler(http.server.BaseHTTPRequestHandler):
             def log_message(self, *args): pass
             def do_GET(self):
-                if self.path in SITE_COOKIES:
-                    body = (TOP % self.server.server_address[1] if self.path == "/top" else FRAME).encode("utf-8")
-                    self.send_response(200)
-                    for c in SITE_COOKIES[self.path]: self.send_header("Set-Cookie", c)
-                    self.send_header("Content-Type", "text/html; charset=utf-8")
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
-                    return
-                quiet = self.path.startswith("/quiet")
-                if not quiet and not self.path.startswith("/page"):
+                route = routes(self.server.server_address[1]).get(self.path)
+                if route is None:
                     self.send_response(404)
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
-                body = (QUIET if quiet else PAGE).encode("utf-8")
+                body = route[0].encode("utf-8")
                 self.send_response(200)
-                for c in ([] if quiet else cookies): self.send_header("Set-Cookie", c)
+                for c in route[1]: self.send_header("Set-Cookie", c)
                 self.send_header("Content-Type", "text/html; charset=utf-8")
                 self.send_header("Cache-Control", "no-store")
                 self.send_header("Content-Length", str(len(body)))
