@@ -123,7 +123,8 @@ case "nonpersistent":
         fail("\(error)")
     }
 case "mixed":
-    // Side by side: `--tasks` threads write and read for `--duration` seconds. Cookies of the
+    // Side by side: `--tasks` threads write and read for `--duration` seconds (and at least two
+    // writes each). Cookies of the
     // sites `keep0..3.example` are never cleared by the driver; those of `clear0..3.example` are.
     // Prints what was acknowledged so the driver can check nothing acknowledged was lost.
     // With `--stop-file F`, the writing also ends once F exists. `--cache yes` stores a disk-cache entry of the same site with each cookie. A PostgreSQL
@@ -139,47 +140,58 @@ case "mixed":
         let store = try openStore()
         let deadline = Date().addingTimeInterval(duration)
         let stats = Locked(MixedStats())
-        DispatchQueue.concurrentPerform(iterations: tasks) { task in
-            var local = MixedStats()
-            var i = 0
-            while Date() < deadline && !(stopFile.map { FileManager.default.fileExists(atPath: $0) } ?? false) {
-                i += 1
-                let keep = i % 2 == 0
-                let site = keep ? "keep\(task % 4).example" : "clear\(i % 4).example"
-                let name = "\(prefix)t\(task)_\(i)"
-                let started = Date()
-                do {
-                    try store.httpCookieStore.setCookies(
-                        fromSetCookieHeaders: ["\(name)=1; Max-Age=3600"],
-                        for: URL(string: "https://\(site)/")!)
-                    if keep { local.keepAcknowledged += 1 }
-                    _ = try store.httpCookieStore.cookieHeader(for: URL(string: "https://keep\(i % 4).example/")!)
-                    local.operations += 2
-                    if writesCache {
-                        let cache = store.httpCache
-                        let url = URL(string: "https://\(site)/\(name)")!
-                        _ = try runBlocking {
-                            try await cache.send(CacheRequest(url: url)) { _ in
-                                OriginResponse(
-                                    status: 200, headers: ["Cache-Control": "max-age=3600"],
-                                    body: .data(Data(name.utf8)))
-                            }
-                        }
-                        local.operations += 1
-                    }
-                } catch let error as PostgreSQLError
-                    where error.reason == .serverUnavailable || error.reason == .connectionLost
+        // One thread per task, so that `--tasks` writers run at once on any number of cores.
+        // Each task writes at least twice (a kept site and a cleared one), however slow the
+        // machine, so that a side-by-side check never passes on nothing.
+        let finished = DispatchGroup()
+        for task in 0..<tasks {
+            finished.enter()
+            Thread.detachNewThread {
+                defer { finished.leave() }
+                var local = MixedStats()
+                var i = 0
+                while (Date() < deadline || i < 2)
+                    && !(stopFile.map { FileManager.default.fileExists(atPath: $0) } ?? false)
                 {
-                    local.outageErrors += 1
-                    if keep && error.reason == .connectionLost { local.ambiguous += 1 }
-                } catch {
-                    local.errors += 1
-                    FileHandle.standardError.write(Data("wkstore-stress: \(type(of: error)): \(error)\n".utf8))
+                    i += 1
+                    let keep = i % 2 == 0
+                    let site = keep ? "keep\(task % 4).example" : "clear\(i % 4).example"
+                    let name = "\(prefix)t\(task)_\(i)"
+                    let started = Date()
+                    do {
+                        try store.httpCookieStore.setCookies(
+                            fromSetCookieHeaders: ["\(name)=1; Max-Age=3600"],
+                            for: URL(string: "https://\(site)/")!)
+                        if keep { local.keepAcknowledged += 1 }
+                        _ = try store.httpCookieStore.cookieHeader(for: URL(string: "https://keep\(i % 4).example/")!)
+                        local.operations += 2
+                        if writesCache {
+                            let cache = store.httpCache
+                            let url = URL(string: "https://\(site)/\(name)")!
+                            _ = try runBlocking {
+                                try await cache.send(CacheRequest(url: url)) { _ in
+                                    OriginResponse(
+                                        status: 200, headers: ["Cache-Control": "max-age=3600"],
+                                        body: .data(Data(name.utf8)))
+                                }
+                            }
+                            local.operations += 1
+                        }
+                    } catch let error as PostgreSQLError
+                        where error.reason == .serverUnavailable || error.reason == .connectionLost
+                    {
+                        local.outageErrors += 1
+                        if keep && error.reason == .connectionLost { local.ambiguous += 1 }
+                    } catch {
+                        local.errors += 1
+                        FileHandle.standardError.write(Data("wkstore-stress: \(type(of: error)): \(error)\n".utf8))
+                    }
+                    local.longestWait = max(local.longestWait, Date().timeIntervalSince(started))
                 }
-                local.longestWait = max(local.longestWait, Date().timeIntervalSince(started))
+                stats.withLock { $0.add(local) }
             }
-            stats.withLock { $0.add(local) }
         }
+        finished.wait()
         let total = stats.withLock { $0 }
         var disagreements = -1
         if let settle = options["settle-file"] {

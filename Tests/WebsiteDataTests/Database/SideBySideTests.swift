@@ -48,6 +48,7 @@ import WebsiteDataTestSupport
             }
             #expect(writer.wait() == 0, "writer \(p)")
             #expect(fields["errors"] == 0, "writer \(p) saw errors")
+            #expect(fields["outage-errors"] == 0, "writer \(p) lost its server")
             acknowledged += fields["keep-acknowledged"] ?? 0
             operations += fields["operations"] ?? 0
             longest = max(longest, fields["longest-wait-ms"] ?? 0)
