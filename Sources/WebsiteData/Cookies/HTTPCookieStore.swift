@@ -81,6 +81,8 @@ public final class HTTPCookieStore: Sendable {
         // Purge what expired while the store was closed, then load the rest.
         let (jar, settings, seq) = try database.writer.withLock { db in
             try db.transaction {
+                // The purge and the refiling write the cookies table, as a fold does.
+                try StoreDatabase.lockFolds(db)
                 try db.execute(
                     "DELETE FROM cookies WHERE expires IS NOT NULL AND expires <= ?", [.real(now.timeIntervalSince1970)]
                 )

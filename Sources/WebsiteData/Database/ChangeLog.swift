@@ -110,6 +110,13 @@ extension StoreDatabase {
     /// was trimmed to is recorded, so a process, or a feed resumed from a position, that lags
     /// further reloads everything.
     func maintainLog(_ db: DatabaseConnection, foldAll: Bool = false) throws {
+        try Self.maintainLog(db, folds: folds, foldAll: foldAll)
+    }
+
+    /// `maintainLog(_:foldAll:)` with the data types that keep rows in the log, `folds`, for the
+    /// PostgreSQL maintainer's connection. It takes the fold lock first (`lockFolds`).
+    static func maintainLog(_ db: DatabaseConnection, folds: [any ChangeLogFold], foldAll: Bool = false) throws {
+        try lockFolds(db)
         guard let newest = try db.scalar("SELECT max(seq) FROM change_log")?.int64 else { return }
         var folded = newest
         for fold in folds { folded = min(folded, try fold.fold(db, through: newest, force: foldAll)) }
@@ -139,9 +146,32 @@ extension StoreDatabase {
     /// The settings key that says through which sequence number the change log was trimmed.
     static let trimmedThroughKey = "change_log.trimmed_through"
 
-    /// Maintains the log (`maintainLog`) when a write's entries crossed a multiple of 512.
+    /// Maintains the log (`maintainLog`) when a write's entries crossed a multiple of 512: on
+    /// SQLite in the write's transaction; on PostgreSQL the maintainer's thread does, once the
+    /// write has committed (`announceCommit` requests it), without the change log's lock.
     func maintainLogIfDue(after range: ClosedRange<Int64>, _ db: DatabaseConnection) throws {
-        if range.upperBound % 512 < Int64(range.count) { try maintainLog(db) }
+        guard range.upperBound % 512 < Int64(range.count) else { return }
+        if maintainer != nil {
+            maintenanceDue.store(true, ordering: .relaxed)
+        } else {
+            try maintainLog(db)
+        }
+    }
+
+    /// On PostgreSQL, takes the fold lock until the transaction ends: the lock of the
+    /// transactions that write the cookies table or the fold's settings (the log maintenance,
+    /// and the purge and refiling of a store object's open), so that a fold running beside the
+    /// appends of other transactions never interleaves with another such writer. On SQLite,
+    /// nothing: one writer at a time holds the whole file.
+    static func lockFolds(_ db: DatabaseConnection) throws {
+        guard db.engine == .postgreSQL else { return }
+        try db.execute("SELECT pg_advisory_xact_lock(\(PostgreSQLConnection.lockNamespace), 2)", [])
+    }
+
+    /// Waits until the maintenance requested so far has run (PostgreSQL; at once on SQLite,
+    /// which maintains the log in the writes' own transactions).
+    func waitForMaintenance() {
+        maintainer?.waitUntilIdle()
     }
 
     /// Folds every data type's rows kept in the change log into its tables and trims the log to

@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Synchronization
 
 /// A store's database, on SQLite or PostgreSQL: the writer connection behind a lock, a reader
 /// connection for coherence checks, group commit, and the change log that keeps processes in step.
@@ -32,6 +33,11 @@ final class StoreDatabase: Sendable {
     let listener: PostgreSQLChangeListener?
     /// The backend process of a PostgreSQL store's writer connection.
     let writerBackend: Locked<Int32>?
+    /// What keeps a PostgreSQL store's change log within its retention, beside the writes;
+    /// `nil` on SQLite, where writes maintain it in their own transactions, and read-only.
+    let maintainer: PostgreSQLLogMaintainer?
+    /// Whether a commit in progress made maintenance due, to be requested once it committed.
+    let maintenanceDue = Atomic<Bool>(false)
     /// The shared lock a store directory's objects hold while they live, which a removal tests
     /// (`StoreUseLock`); `nil` in memory, on PostgreSQL, or where the lock file cannot be opened.
     let useLock: StoreUseLock?
@@ -86,6 +92,7 @@ final class StoreDatabase: Sendable {
         self.folds = folds
         self.strictCoherence = false
         self.queue = CommitQueue()
+        self.maintainer = nil
         guard let directory else {
             let connection = try SQLiteConnection(location: .memory)
             try Migrator().migrate(connection, path: ":memory:")
@@ -169,6 +176,7 @@ final class StoreDatabase: Sendable {
         self.folds = []
         self.strictCoherence = false
         self.queue = CommitQueue()
+        self.maintainer = nil
         self.postgreSQL = nil
         self.listener = nil
         self.writerBackend = nil
@@ -229,6 +237,7 @@ final class StoreDatabase: Sendable {
     ) throws {
         self.strictCoherence = strictCoherence
         self.queue = CommitQueue(gathersAll: true)
+        self.maintainer = readOnly ? nil : PostgreSQLLogMaintainer(location: location, folds: folds)
         self.directory = nil
         self.file = nil
         self.folds = readOnly ? [] : folds
@@ -263,6 +272,7 @@ final class StoreDatabase: Sendable {
 
     deinit {
         if let writerBackend { listener?.replaceOwnBackend(writerBackend.withLock { $0 }, with: 0) }
+        maintainer?.stop()
     }
 
     // MARK: Reads
@@ -366,6 +376,7 @@ final class StoreDatabase: Sendable {
     /// Bumps the shared change counter after a commit, recording the bump (and the newest
     /// sequence number committed) as this object's own.
     private func announceCommit(_ range: ClosedRange<Int64>?) {
+        if let maintainer, maintenanceDue.exchange(false, ordering: .relaxed) { maintainer.request() }
         guard let changeCounter else { return }
         ownSequences.withLock { own in
             changeCounter.increment()

@@ -158,6 +158,8 @@ final class StoreCopier {
         // First, so that on PostgreSQL the log's lock is held from here to the commit.
         _ = try StoreDatabase.appendToLog(
             subjects.map { ChangeLogEntry(subject: $0, site: "*", cause: .importing) }, dst)
+        // The copy writes the cookies table and the fold's settings, as the log maintenance does.
+        try StoreDatabase.lockFolds(dst)
         try checkEmpty(dst)
         try copySettings(src, dst)
         try copyCookies(src, dst)

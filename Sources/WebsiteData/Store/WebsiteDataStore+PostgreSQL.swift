@@ -69,3 +69,13 @@ extension WebsiteDataStore {
         return try PostgreSQLConnection(url.absoluteString)
     }
 }
+
+extension WebsiteDataStore {
+    /// Waits until the change-log maintenance this store object's writes requested has run: on
+    /// PostgreSQL the fold and trim run beside the writes, on a thread of their own; on SQLite
+    /// writes do them in their own transactions, and this returns at once. For measurements
+    /// that must include that work.
+    package func waitForLogMaintenance() {
+        database.waitForMaintenance()
+    }
+}

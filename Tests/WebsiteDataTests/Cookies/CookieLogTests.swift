@@ -217,6 +217,8 @@ import WebsiteDataTestSupport
             let summary = try store.httpCookieStore.setCookies(cookies)
             #expect(summary.stored == perBatch)
         }
+        // On PostgreSQL the fold runs beside the writes, on the maintainer's thread.
+        store.database.waitForMaintenance()
         let db = try sideConnection(to: dir.url)
         let folded = try CookiePersistence.foldedThrough(db)
         #expect(folded > StoreTuning.cookieLogFoldEntries)

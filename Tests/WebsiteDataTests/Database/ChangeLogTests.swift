@@ -92,6 +92,8 @@ import WebsiteDataTestSupport
         try store.httpCookieStore.set("https://example.com/", "kept=1")
         let origin = SecurityOrigin(string: "https://example.net")!
         for index in 0..<1100 { try store.localStorage.setItem("k\(index)", "v", origin: origin) }
+        // On PostgreSQL the trim runs beside the writes, on the maintainer's thread.
+        store.database.waitForMaintenance()
         let (count, cookieEntries, trimmed) = try store.database.read { db in
             (
                 try db.scalar("SELECT count(*) FROM change_log WHERE type = 6")?.int64 ?? -1,

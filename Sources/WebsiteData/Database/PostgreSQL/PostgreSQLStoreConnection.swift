@@ -22,6 +22,11 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
     /// lock); the caller runs them on the first.
     var sessionStatements: [String] = []
 
+    /// Whether a write transaction takes the change log's lock as it begins (every store
+    /// connection's writes do; the log maintainer's, which never appends, take the fold lock
+    /// instead: `PostgreSQLLogMaintainer`).
+    var writesTakeTheLogLock = true
+
     init(_ connection: PostgreSQLConnection) { self.connection = connection }
 
     var isInTransaction: Bool { connection.isInTransaction }
@@ -133,7 +138,8 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
             // BEGIN: the log's append numbers its rows from the head under it
             // (`StoreDatabase.appendToLog`), and taken before any row lock two writers can never
             // each hold what the other waits for.
-            try connection.transaction(begin: write ? Self.beginWrite : Self.beginRead) {
+            let begin = write ? (writesTakeTheLogLock ? Self.beginWrite : "BEGIN") : Self.beginRead
+            return try connection.transaction(begin: begin) {
                 began = true
                 return try body()
             }
