@@ -8,7 +8,14 @@ extension StoreDatabase {
     /// under the log's lock).
     static func appendToLog(_ changes: [ChangeLogEntry], _ db: DatabaseConnection) throws -> ClosedRange<Int64>? {
         guard !changes.isEmpty else { return nil }
-        if db.engine == .postgreSQL { return try appendToLogInArrays(changes, db) }
+        if db.engine == .postgreSQL {
+            var range: ClosedRange<Int64>?
+            for piece in appendStatements(changes, writer: nil) {
+                let seqs = try db.repeatedRows(piece.sql, piece.values) { $0.int(0) }
+                range = try extend(range, by: seqs, expected: piece.rows)
+            }
+            return range
+        }
         let statement = try db.statement(
             "INSERT INTO change_log (\(logColumns)) VALUES \(logRow)" + db.engine.returning("seq"))
         let time = Date().timeIntervalSince1970
@@ -53,13 +60,14 @@ extension StoreDatabase {
         "boolean", "boolean", "text", "text", "float8", "float8", "float8", "float8",
     ]
 
-    /// The PostgreSQL append of `appendToLogInArrays`: one array parameter per column of
-    /// `logColumns`, unnested side by side, each row numbered from the log's head.
+    /// The PostgreSQL append: one array parameter per column of `logColumns`, unnested side by
+    /// side, each row numbered from the log's head, and the writing store object's number
+    /// (`writer`, or NULL) in every row.
     private static let appendInArrays: String = {
         let columns = logColumns.components(separatedBy: ", ")
         let arrays = zip(columns.indices, logColumnTypes).map { "unnest(?\($0.0 + 1)::\($0.1)[])" }
         return """
-            INSERT INTO change_log (seq, \(logColumns)) SELECT head.position + entry.n, \(columns.map { "entry.\($0)" }.joined(separator: ", ")) \
+            INSERT INTO change_log (seq, \(logColumns), writer) SELECT head.position + entry.n, \(columns.map { "entry.\($0)" }.joined(separator: ", ")), ?\(columns.count + 1)::bigint \
             FROM change_log_head AS head, ROWS FROM (\(arrays.joined(separator: ", "))) WITH ORDINALITY AS entry(\(logColumns), n) \
             WHERE head.id = 1 RETURNING seq
             """
@@ -68,18 +76,27 @@ extension StoreDatabase {
     /// The entries one statement appends on PostgreSQL, at most (a long import appends in pieces).
     static let appendedRowsPerStatement = 1000
 
-    /// `appendToLog` on PostgreSQL: one statement a piece, whatever its number of entries (so
-    /// prepared once per session), each column's values sent as one array and the rows numbered
-    /// on the server from the log's head. Every write transaction holds the log's lock from its
-    /// `BEGIN`, so the head stays the head until the rows follow it; the schema's statement
-    /// trigger refuses positions that do not continue it, moves it and notifies listeners. One
-    /// round trip a piece and no trigger call per row: each row costs the server little more
-    /// than in a `COPY`.
-    private static func appendToLogInArrays(_ changes: [ChangeLogEntry], _ db: DatabaseConnection) throws
-        -> ClosedRange<Int64>?
-    {
+    /// One statement of a PostgreSQL append: its SQL (in `?` form), its parameters and the rows
+    /// it appends.
+    struct AppendStatement {
+        let sql: String
+        let values: [DatabaseValue]
+        let rows: Int
+    }
+
+    /// `changes` appended on PostgreSQL, as statements of at most `appendedRowsPerStatement`
+    /// rows (so each is prepared once per session, whatever its number of entries), each
+    /// column's values sent as one array and the rows numbered on the server from the log's
+    /// head. Every write transaction holds the log's lock from its start, so the head stays the
+    /// head until the rows follow it; the schema's statement trigger refuses positions that do
+    /// not continue it, moves it and notifies listeners. One round trip a piece and no trigger
+    /// call per row: each row costs the server little more than in a `COPY`.
+    ///
+    /// - Parameter writer: the writing store object's number, for a commit that learns its
+    ///   positions only once they are visible (`StoreDatabase.commitPipelined`); nil otherwise.
+    static func appendStatements(_ changes: [ChangeLogEntry], writer: Int64?) -> [AppendStatement] {
         let time = Date().timeIntervalSince1970
-        var range: ClosedRange<Int64>?
+        var statements: [AppendStatement] = []
         var start = changes.startIndex
         while start < changes.endIndex {
             let piece = changes[start..<min(start + appendedRowsPerStatement, changes.endIndex)]
@@ -88,17 +105,21 @@ extension StoreDatabase {
             for entry in piece {
                 for (column, value) in logValues(entry, time: time).enumerated() { values[column].append(value) }
             }
-            let seqs = try db.repeatedRows(
-                appendInArrays, values.map { .text(PostgreSQLStoreConnection.arrayLiteral($0)) }
-            ) {
-                $0.int(0)
-            }
-            guard seqs.count == piece.count, let low = seqs.min(), let high = seqs.max() else {
-                throw StoreError.notAStore(detail: "the change log gave no position to an appended entry")
-            }
-            range = (range?.lowerBound ?? low)...high
+            let arrays = values.map { DatabaseValue.text(PostgreSQLStoreConnection.arrayLiteral($0)) }
+            statements.append(
+                AppendStatement(
+                    sql: appendInArrays, values: arrays + [writer.map { .integer($0) } ?? .null], rows: piece.count))
         }
-        return range
+        return statements
+    }
+
+    /// `range` extended by the positions an append statement returned, which must be one for
+    /// each of its `expected` rows.
+    static func extend(_ range: ClosedRange<Int64>?, by seqs: [Int64], expected: Int) throws -> ClosedRange<Int64> {
+        guard seqs.count == expected, let low = seqs.min(), let high = seqs.max() else {
+            throw StoreError.notAStore(detail: "the change log gave no position to an appended entry")
+        }
+        return (range?.lowerBound ?? low)...high
     }
 
     /// Keeps the change log within its retention.

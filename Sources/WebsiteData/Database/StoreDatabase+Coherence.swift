@@ -72,17 +72,25 @@ extension StoreDatabase {
             }
             return try db.transaction(write: false) {
                 let trimmed = try SettingsTable.number(Self.trimmedThroughKey, db)
+                // Rows of this object's pipelined commits, marked with its number (PostgreSQL).
+                let writerColumn = db.engine == .postgreSQL ? "writer" : "NULL"
+                var marked: Set<Int64> = []
+                func entry(_ row: Row, cookieAt: Int32?, writerAt: Int32) -> ChangeLogEntry? {
+                    let entry = ChangeLogEntry(row, cookieAt: cookieAt)
+                    if let entry, !row.isNull(writerAt), row.int(writerAt) == writerNumber { marked.insert(entry.seq) }
+                    return entry
+                }
                 let entries: [ChangeLogEntry]
                 if cookies {
                     entries = try db.rows(
-                        "SELECT seq, type, site, cause, since, op, \(CookiePersistence.columns) FROM change_log WHERE seq > ? ORDER BY seq",
+                        "SELECT seq, type, site, cause, since, op, \(CookiePersistence.columns), \(writerColumn) FROM change_log WHERE seq > ? ORDER BY seq",
                         [.integer(lastSeq)]
-                    ) { row in ChangeLogEntry(row, cookieAt: 5) }.compactMap { $0 }
+                    ) { row in entry(row, cookieAt: 5, writerAt: 19) }.compactMap { $0 }
                 } else {
                     entries = try db.rows(
-                        "SELECT seq, type, site, cause, since FROM change_log WHERE seq > ? AND type <> \(ChangeSubject.data(.cookies).code) ORDER BY seq",
+                        "SELECT seq, type, site, cause, since, \(writerColumn) FROM change_log WHERE seq > ? AND type <> \(ChangeSubject.data(.cookies).code) ORDER BY seq",
                         [.integer(lastSeq)]
-                    ) { row in ChangeLogEntry(row, cookieAt: nil) }.compactMap { $0 }
+                    ) { row in entry(row, cookieAt: nil, writerAt: 5) }.compactMap { $0 }
                 }
                 // Entries left out (cookie changes) still count: the newest seen is at least
                 // the newest committed before this transaction began.
@@ -90,7 +98,9 @@ extension StoreDatabase {
                 if lastSeq < trimmed {
                     return ForeignChanges(entries: [], newestSeq: max(newest, trimmed), everything: true)
                 }
-                let foreign = ownSequences.withLock { own in entries.filter { !own.contains($0.seq) } }
+                let foreign = ownSequences.withLock { own in
+                    entries.filter { !own.contains($0.seq) && !marked.contains($0.seq) }
+                }
                 // Cookie changes are applied in log order, this object's own included once
                 // another's are among them: an own change committed after another process's
                 // change to the same cookie must stay on top of it.

@@ -171,29 +171,59 @@ public final class PostgreSQLConnection: @unchecked Sendable {
     private func sendStatement(_ sql: String, _ parameters: [PostgreSQLValue], prepared: Bool = false)
         throws(PostgreSQLError) -> OpaquePointer?
     {
+        try withParameters(parameters, sql: sql) { (p) throws(PostgreSQLError) -> OpaquePointer? in
+            guard prepared else {
+                return PQexecParams(handle, sql, p.count, p.types, p.values, p.lengths, p.formats, 0)
+            }
+            let name: String
+            if let known = preparedNames[p.key(sql)] {
+                name = known
+            } else {
+                name = "wkstore_\(preparedNames.count + 1)"
+                let made = PQprepare(handle, name, sql, p.count, p.types)
+                defer { if let made { PQclear(made) } }
+                try check(made, sql: sql)
+                preparedNames[p.key(sql)] = name
+            }
+            return PQexecPrepared(handle, name, p.count, p.values, p.lengths, p.formats, 0)
+        }
+    }
+
+    /// A statement's parameters as libpq takes them: types, values, lengths and formats.
+    private struct Parameters {
         var types: [UInt32] = []
         var values: [UnsafePointer<CChar>?] = []
         var lengths: [Int32] = []
         var formats: [Int32] = []
+        var count: Int32 { Int32(types.count) }
+        /// The key under which `sql` with parameters of these types is prepared in the session.
+        func key(_ sql: String) -> String { types.map(String.init).joined(separator: ",") + " " + sql }
+    }
+
+    /// Runs `body` with `parameters` laid out for libpq; the values' memory lasts until it returns.
+    private func withParameters<T>(
+        _ parameters: [PostgreSQLValue], sql: String, _ body: (Parameters) throws(PostgreSQLError) -> T
+    ) throws(PostgreSQLError) -> T {
+        var laid = Parameters()
         var owned: [UnsafeMutableRawPointer] = []
         defer { for pointer in owned { free(pointer) } }
         for parameter in parameters {
             switch parameter {
             case .null:
-                types.append(0)
-                values.append(nil)
-                lengths.append(0)
-                formats.append(0)
+                laid.types.append(0)
+                laid.values.append(nil)
+                laid.lengths.append(0)
+                laid.formats.append(0)
             case .bytes(let bytes):
                 let copy = malloc(max(bytes.count, 1))!
                 bytes.withUnsafeBytes {
                     if let base = $0.baseAddress { copy.copyMemory(from: base, byteCount: $0.count) }
                 }
                 owned.append(copy)
-                types.append(PostgreSQLField.byteaOID)
-                values.append(UnsafePointer(copy.assumingMemoryBound(to: CChar.self)))
-                lengths.append(Int32(clamping: bytes.count))
-                formats.append(1)
+                laid.types.append(PostgreSQLField.byteaOID)
+                laid.values.append(UnsafePointer(copy.assumingMemoryBound(to: CChar.self)))
+                laid.lengths.append(Int32(clamping: bytes.count))
+                laid.formats.append(1)
             default:
                 let text = parameter.textForm ?? ""
                 guard !text.utf8.contains(0) else {
@@ -203,31 +233,111 @@ public final class PostgreSQLConnection: @unchecked Sendable {
                 let copy = strdup(text)!
                 owned.append(UnsafeMutableRawPointer(copy))
                 switch parameter {
-                case .int64: types.append(20)
-                case .double: types.append(701)
-                case .bool: types.append(16)
-                default: types.append(0)
+                case .int64: laid.types.append(20)
+                case .double: laid.types.append(701)
+                case .bool: laid.types.append(16)
+                default: laid.types.append(0)
                 }
-                values.append(UnsafePointer(copy))
-                lengths.append(0)
-                formats.append(0)
+                laid.values.append(UnsafePointer(copy))
+                laid.lengths.append(0)
+                laid.formats.append(0)
             }
         }
-        guard prepared else {
-            return PQexecParams(handle, sql, Int32(parameters.count), types, values, lengths, formats, 0)
+        return try body(laid)
+    }
+
+    /// Runs `statements` as one transaction in one round trip (libpq's pipeline mode): all of
+    /// them are sent, then one synchronisation point, at which the server commits them together.
+    /// When one fails the server runs none of the rest and rolls the transaction back; the
+    /// call throws that statement's error. Each statement is prepared in the session, as
+    /// `withPreparedResult` does, so a statement sent often is parsed and planned once.
+    ///
+    /// A lost connection makes the outcome unknown (the commit may have happened): the call
+    /// throws a `.connectionLost` error, as a lost `COMMIT` does.
+    ///
+    /// - Parameter statements: each statement's SQL (one statement each) and parameters.
+    /// - Returns: each statement's rows, in order.
+    /// - Throws: `PostgreSQLError`: `.misuse` inside a transaction, the failing statement's
+    ///   error, or `.connectionLost`.
+    func pipelinedTransaction(_ statements: [(sql: String, parameters: [PostgreSQLValue])]) throws(PostgreSQLError)
+        -> [PostgreSQLResult]
+    {
+        lock.lock()
+        defer { lock.unlock() }
+        guard PQtransactionStatus(handle) == PQTRANS_IDLE else {
+            throw PostgreSQLError(.misuse, "a pipelined transaction needs a connection outside any transaction")
         }
-        let key = types.map(String.init).joined(separator: ",") + " " + sql
-        let name: String
-        if let known = preparedNames[key] {
-            name = known
-        } else {
-            name = "wkstore_\(preparedNames.count + 1)"
-            let made = PQprepare(handle, name, sql, Int32(types.count), types)
-            defer { if let made { PQclear(made) } }
-            try check(made, sql: sql)
-            preparedNames[key] = name
+        guard PQenterPipelineMode(handle) == 1 else { throw lastError(sql: nil) }
+        // What was sent, in order: a statement's preparation (its name), or its execution.
+        var sent: [(sql: String, preparing: (key: String, name: String)?)] = []
+        var sendError: PostgreSQLError?
+        var newNames: [String: String] = [:]
+        for (sql, parameters) in statements {
+            do {
+                try withParameters(parameters, sql: sql) { (p) throws(PostgreSQLError) in
+                    let key = p.key(sql)
+                    var name = preparedNames[key] ?? newNames[key]
+                    if name == nil {
+                        let made = "wkstore_\(preparedNames.count + newNames.count + 1)"
+                        guard PQsendPrepare(handle, made, sql, p.count, p.types) == 1 else { throw lastError(sql: sql) }
+                        sent.append((sql, (key, made)))
+                        newNames[key] = made
+                        name = made
+                    }
+                    guard PQsendQueryPrepared(handle, name, p.count, p.values, p.lengths, p.formats, 0) == 1 else {
+                        throw lastError(sql: sql)
+                    }
+                    sent.append((sql, nil))
+                }
+            } catch {
+                sendError = error
+                break
+            }
         }
-        return PQexecPrepared(handle, name, Int32(parameters.count), values, lengths, formats, 0)
+        // The synchronisation point ends the transaction: a commit, or the rollback of a failed one.
+        if sendError == nil && PQpipelineSync(handle) != 1 { sendError = lastError(sql: nil) }
+        var results: [PostgreSQLResult] = []
+        var failure: PostgreSQLError? = sendError
+        if sendError == nil {
+            for item in sent {
+                // Each statement's results end with a null result.
+                var first = true
+                while let result = PQgetResult(handle) {
+                    defer { PQclear(result) }
+                    guard first else { continue }
+                    first = false
+                    guard failure == nil else { continue }
+                    if PQresultStatus(result) == PGRES_PIPELINE_ABORTED { continue }
+                    do {
+                        try check(result, sql: item.sql)
+                        if let preparing = item.preparing {
+                            preparedNames[preparing.key] = preparing.name
+                        } else {
+                            results.append(Self.copyRows(result))
+                        }
+                    } catch {
+                        failure = error
+                    }
+                }
+                if first && failure == nil { failure = lastError(sql: item.sql) }
+                if isBroken { break }
+            }
+            // Then the synchronisation point's own result; an error before it is the commit's.
+            while !isBroken, let result = PQgetResult(handle) {
+                defer { PQclear(result) }
+                if PQresultStatus(result) == PGRES_PIPELINE_SYNC { break }
+                if failure == nil {
+                    do { try check(result, sql: "COMMIT") } catch { failure = error }
+                }
+            }
+        }
+        if isBroken {
+            PQexitPipelineMode(handle)
+            throw lastError(sql: nil)
+        }
+        guard PQexitPipelineMode(handle) == 1 else { throw failure ?? lastError(sql: nil) }
+        if let failure { throw failure }
+        return results
     }
 
     /// Runs several SQL statements separated by semicolons, without parameters, and returns the

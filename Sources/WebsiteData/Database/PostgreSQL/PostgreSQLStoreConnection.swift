@@ -156,8 +156,28 @@ final class PostgreSQLStoreConnection: DatabaseConnection {
         }
     }
 
+    /// Commits the change-log appends `statements` as one write transaction sent whole, in one
+    /// round trip (`PostgreSQLConnection.pipelinedTransaction`): the change log's lock, the
+    /// appends, the commit. Returns the positions each statement's rows took.
+    ///
+    /// - Throws: the failing statement's `PostgreSQLError` (nothing committed), or
+    ///   `.connectionLost` (the commit may have happened).
+    func commitAppends(_ statements: [StoreDatabase.AppendStatement]) throws -> [[Int64]] {
+        try reportingRemoval {
+            try reconnectIfLost()
+            let sent =
+                [(sql: Self.takeLogLock, parameters: [PostgreSQLValue]())]
+                + statements.map { (sql: postgreSQL($0.sql), parameters: $0.values.map(Self.parameter)) }
+            let results = try connection.pipelinedTransaction(sent)
+            return results.dropFirst().map { result in result.rows.map { $0[0].int64 ?? 0 } }
+        }
+    }
+
+    /// The change log's lock, until the transaction ends.
+    private static let takeLogLock = "SELECT pg_advisory_xact_lock(\(PostgreSQLConnection.lockNamespace), 1)"
+
     /// How a write transaction begins: with the change log's lock.
-    private static let beginWrite = "BEGIN; SELECT pg_advisory_xact_lock(\(PostgreSQLConnection.lockNamespace), 1)"
+    private static let beginWrite = "BEGIN; " + takeLogLock
     /// How a read transaction begins: one snapshot, read-only.
     private static let beginRead = "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 

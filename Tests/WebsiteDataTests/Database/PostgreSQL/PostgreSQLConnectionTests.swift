@@ -222,3 +222,55 @@ import WebsiteDataTestSupport
         #expect(!broken.redact("near 'unterminated").contains("unterminated"))
     }
 }
+
+/// A transaction sent whole, in one round trip (`pipelinedTransaction`).
+@Suite(.ownThreads) struct PostgreSQLPipelineTests {
+    @Test func aPipelinedTransactionCommitsEveryStatementAndReturnsEachOnesRows() throws {
+        let context = try PostgreSQLTestContext()
+        let db = context.connection
+        try db.execute("CREATE TABLE items (id bigint PRIMARY KEY, name text NOT NULL)")
+        let insert = "INSERT INTO items (id, name) SELECT * FROM unnest($1::bigint[], $2::text[]) RETURNING id"
+        for round in 0..<3 {
+            let results = try db.pipelinedTransaction([
+                (sql: "SELECT pg_advisory_xact_lock(7)", parameters: []),
+                (sql: insert, parameters: [.text("{\(round * 2),\(round * 2 + 1)}"), .text("{a,b}")]),
+                (sql: "SELECT count(*) FROM items", parameters: []),
+            ])
+            #expect(results.count == 3)
+            #expect(results[1].rows.compactMap { $0[0].int64 } == [Int64(round * 2), Int64(round * 2 + 1)])
+            #expect(results[2].scalar?.int64 == Int64(round * 2 + 2), "the statements see each other's rows")
+            #expect(!db.isInTransaction, "the synchronisation point committed")
+        }
+        // Committed: another session sees every row, and the advisory lock was released with the commit.
+        let other = try context.connect()
+        #expect(try other.execute("SELECT count(*) FROM items").scalar?.int64 == 6)
+        #expect(try other.execute("SELECT pg_try_advisory_lock(7)").scalar?.bool == true)
+    }
+
+    @Test func aFailingStatementRollsTheWholeTransactionBackAndTheConnectionGoesOn() throws {
+        let context = try PostgreSQLTestContext()
+        let db = context.connection
+        try db.execute("CREATE TABLE items (id bigint PRIMARY KEY)")
+        try db.execute("INSERT INTO items VALUES (1)")
+        let failure = #expect(throws: PostgreSQLError.self) {
+            try db.pipelinedTransaction([
+                (sql: "INSERT INTO items VALUES ($1)", parameters: [.int64(2)]),
+                (sql: "INSERT INTO items VALUES ($1)", parameters: [.int64(1)]),
+                (sql: "INSERT INTO items VALUES ($1)", parameters: [.int64(3)]),
+            ])
+        }
+        #expect(failure?.sqlState == "23505", "the duplicate key's error: \(String(describing: failure))")
+        #expect(!db.isInTransaction)
+        #expect(try db.execute("SELECT array_agg(id ORDER BY id)::text FROM items").scalar?.text == "{1}")
+        // The statements stay prepared, and the next pipeline commits.
+        _ = try db.pipelinedTransaction([(sql: "INSERT INTO items VALUES ($1)", parameters: [.int64(2)])])
+        #expect(try db.execute("SELECT array_agg(id ORDER BY id)::text FROM items").scalar?.text == "{1,2}")
+        // Inside a transaction it is refused, changing nothing.
+        try db.execute("BEGIN")
+        #expect(throws: PostgreSQLError.self) {
+            try db.pipelinedTransaction([(sql: "INSERT INTO items VALUES ($1)", parameters: [.int64(9)])])
+        }
+        try db.execute("ROLLBACK")
+        #expect(try db.execute("SELECT count(*) FROM items").scalar?.int64 == 2)
+    }
+}

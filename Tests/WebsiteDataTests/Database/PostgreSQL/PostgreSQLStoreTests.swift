@@ -67,6 +67,35 @@ import WebsiteDataTestSupport
         #expect(try again.httpCookieStore.header("https://www.example.com/") == nil)
     }
 
+    /// A store object's pipelined commits learn their positions only once their rows are
+    /// visible to others; the rows carry the object's writer number, by which its reads know them
+    /// as its own. A row with its number is never applied again; another writer's row is.
+    @Test func changeLogRowsMarkedWithAStoreObjectsWriterNumberAreItsOwn() throws {
+        let store = try WebsiteDataStore(
+            url: URL(string: uri)!, identifier: nil, configuration: .init(strictCoherence: true))
+        try store.httpCookieStore.set("https://www.example.com/", "a=1; Max-Age=3600")
+        let side = try PostgreSQLConnection(database.connectionString)
+        try side.execute("SET search_path = wkstore")
+        func append(_ name: String, writer: Int64) throws {
+            let now = Date().timeIntervalSince1970
+            try side.execute(
+                """
+                INSERT INTO change_log (seq, type, site, cause, time, op, name, value, domain, path, host_only,
+                    secure, http_only, same_site, partition_key, expires, created, last_access, modified, writer)
+                SELECT position + 1, 1, 'example.com', 1, $1, 1, $2, '1', 'www.example.com', '/', true, false,
+                    false, 'lax', '', $1 + 3600, $1, $1, $1, $3 FROM change_log_head WHERE id = 1
+                """, [.double(now), .text(name), .int64(writer)])
+        }
+        try append("mine", writer: store.database.writerNumber)
+        #expect(
+            try store.httpCookieStore.header("https://www.example.com/") == "a=1", "its own row is not applied again")
+        try append("theirs", writer: store.database.writerNumber &+ 1)
+        #expect(try store.httpCookieStore.header("https://www.example.com/") == "a=1; theirs=1")
+        // A store object opened afresh reads both rows.
+        let fresh = try WebsiteDataStore(url: URL(string: uri)!)
+        #expect(try fresh.httpCookieStore.header("https://www.example.com/") == "a=1; mine=1; theirs=1")
+    }
+
     /// A store an older wkstore migrated: a read-only open refuses it unchanged with the error a
     /// SQLite store of an older schema gets; the CLI's reading commands and a writable open
     /// upgrade it.
@@ -82,10 +111,11 @@ import WebsiteDataTestSupport
             try connection.execute("CREATE SCHEMA \(location.schema)")
             try connection.execute("SET search_path = \(location.schema)")
             try older.migrate(connection)
-            // Changes the older schema logged, its own way.
+            // Changes the older schema logged, numbered from the log's head as its writers did.
             for site in ["a.example", "b.example"] {
                 try connection.execute(
-                    "INSERT INTO change_log (type, site, cause, time) VALUES (6, $1, 1, 0)", [.text(site)])
+                    "INSERT INTO change_log (seq, type, site, cause, time) SELECT position + 1, 6, $1, 1, 0 FROM change_log_head WHERE id = 1",
+                    [.text(site)])
             }
         }
         func versions() throws -> [Int] {
