@@ -248,6 +248,12 @@ enum CookiePersistence {
         try statement.run()
     }
 
+    /// Deletes the rows of `cookies` (their keys), each filed under its site (as `loadAll` with
+    /// `refile` leaves them).
+    static func deleteRows(of cookies: [Cookie], _ db: DatabaseConnection) throws {
+        for cookie in cookies { try deleteRow(of: cookie, filedUnder: cookie.site, db) }
+    }
+
     /// Deletes the row of `cookie` (its key), filed under `site`.
     private static func deleteRow(of cookie: Cookie, filedUnder site: String, _ db: DatabaseConnection) throws {
         try db.execute(

@@ -78,25 +78,26 @@ public final class HTTPCookieStore: Sendable {
             self.state = Locked(state, adaptive: true)
             return
         }
-        // Purge what expired while the store was closed, then load the rest.
-        let (jar, settings, seq) = try database.writer.withLock { db in
-            try db.transaction {
-                // The purge and the refiling write the cookies table, as a fold does.
-                try StoreDatabase.lockFolds(db)
-                try db.execute(
-                    "DELETE FROM cookies WHERE expires IS NOT NULL AND expires <= ?", [.real(now.timeIntervalSince1970)]
-                )
-                let settings = try SettingsTable.values(db)
-                var jar = try CookiePersistence.loadAll(db, limits: SettingsTable.cookieLimits(settings), refile: true)
-                // Logged cookies that have expired since are deleted through the log.
-                let expired = jar.removeExpired(now: now)
-                _ = try StoreDatabase.appendToLog(
-                    CookiePersistence.logEntries(expired.map { .delete($0, .expired) }, touched: []), db)
-                return (
-                    jar, settings,
-                    try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0
-                )
-            }
+        // Purge what expired while the store was closed; the rest stays loaded. A write of this
+        // object's own, whose commit bumps the shared change counter: feeds hear of it at once.
+        let (jar, settings, seq) = try database.writeNow(changes: []) { db, log in
+            // The purge and the refiling write the cookies table, as a fold does.
+            try StoreDatabase.lockFolds(db)
+            let settings = try SettingsTable.values(db)
+            var jar = try CookiePersistence.loadAll(db, limits: SettingsTable.cookieLimits(settings), refile: true)
+            // Every cookie that expired, whether the table or the log holds it, is deleted through
+            // the log, so that change feeds and other processes hear of it. The jar is the table
+            // with the log applied: a table row that a later logged set replaced is not expired
+            // there, and one a logged delete removed is not in it, so no delete follows a newer
+            // set of the same cookie, in a fold or in a reader's replay.
+            let expired = jar.removeExpired(now: now)
+            try log.append(CookiePersistence.logEntries(expired.map { .delete($0, .expired) }, touched: []))
+            // Their rows go now, not at the next fold, so that readers do not load them again;
+            // the fold then finds them gone, which changes nothing. Rows of exactly the cookies
+            // logged (not every row past a date): a row whose expiry the log replaced stays for
+            // the fold to overwrite.
+            try CookiePersistence.deleteRows(of: expired, db)
+            return (jar, settings, try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0)
         }
         var state = State(jar: jar, policy: SettingsTable.cookiePolicy(settings))
         state.lastSeq = seq

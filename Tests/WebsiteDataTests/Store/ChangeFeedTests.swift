@@ -84,6 +84,27 @@ import WebsiteDataTestSupport
             events.map(Self.describe) == ["cookies example.org write new", "cookies example.com removal old removed"])
     }
 
+    /// A cookie that expired while no store object was open is purged by the next open: a feed
+    /// listening meanwhile hears it, with its site and cause, although the open purged it from
+    /// the cookies table (where a fold had put it), not from the change log.
+    @Test func anExpiryPurgedWhenAStoreOpensIsHeard() async throws {
+        let clock = TestClock()
+        let store = try WebsiteDataStore.testing(dir.url, clock: clock)
+        try store.httpCookieStore.set("https://example.com/", "short=1; Max-Age=10", "long=1; Max-Age=1000")
+        _ = try store.vacuum()
+        let feed = try store.changes(ofTypes: [.cookies, .localStorage])
+        clock.advance(60)
+        let later = try WebsiteDataStore.testing(dir.url, clock: clock)
+        // Two changes after the purge: a purge that logged nothing makes them the first two events.
+        try later.localStorage.setItem("k", "v", origin: Self.example)
+        try later.localStorage.setItem("k", "w", origin: Self.example)
+        let events = try await Self.first(2, of: feed)
+        #expect(
+            events.map(Self.describe) == [
+                "cookies example.com expiry short removed", "localstorage example.net write",
+            ])
+    }
+
     @Test func aFeedResumesAfterAPositionAndFiltersByType() async throws {
         let store = try WebsiteDataStore.testing(dir.url)
         try store.httpCookieStore.set("https://example.com/", "a=1")

@@ -45,6 +45,29 @@ import WebsiteDataTestSupport
             ])
     }
 
+    /// The purge at open deletes a cookie whose latest change expired, not a table row the log
+    /// has replaced since: the longer-lived cookie set after the fold outlives the purge, the
+    /// next fold and every reopen.
+    @Test func aCookieSetAgainAfterAFoldOutlivesThePurgeOfItsExpiredRow() throws {
+        let clock = TestClock()
+        do {
+            let store = try WebsiteDataStore.testing(dir.url, clock: clock)
+            try store.httpCookieStore.set("https://example.com/", "a=1; Max-Age=10")
+            _ = try store.vacuum()
+            try store.httpCookieStore.set("https://example.com/", "a=2; Max-Age=1000")
+        }
+        clock.advance(60)
+        let reopened = try WebsiteDataStore.testing(dir.url, clock: clock)
+        #expect(try reopened.httpCookieStore.header("https://example.com/") == "a=2")
+        _ = try reopened.vacuum()
+        let again = try WebsiteDataStore.testing(dir.url, clock: clock)
+        #expect(try again.httpCookieStore.header("https://example.com/") == "a=2")
+        let table = try sideConnection(to: dir.url).rows("SELECT name || '=' || value FROM cookies", []) {
+            $0.string(0)
+        }
+        #expect(table == ["a=2"])
+    }
+
     @Test(.sqliteOnly) func storeDirectoryAndFilesAreOwnerOnly() throws {
         let store = try WebsiteDataStore.testing(dir.path("store"))
         try store.httpCookieStore.set("https://example.com/", "a=1")
