@@ -321,7 +321,7 @@ final class HTTPDiskCache: Sendable {
         let pending = takeTouched()
         let doomed = Locked<[String]>([])
         let rowID = Locked<Int64?>(nil)
-        let write: @Sendable (DatabaseConnection) throws -> Void = { db in
+        let write: @Sendable (DatabaseConnection) throws -> [ChangeLogEntry] = { db in
             try Self.persistAccess(pending, db)
             // The entry this one replaces, and the variants of the URL that varied on other fields.
             var files: [String] = []
@@ -365,8 +365,10 @@ final class HTTPDiskCache: Sendable {
             rowID.withLock { $0 = id }
             // The key is always returned; were it not, the chunks' reference to it would fail.
             if case .chunks = stored { try Self.writeChunks(of: body, entry: id ?? -1, db) }
-            files += try Self.evict(maxSize: try CacheSettings.maxSize(db), db)
-            doomed.withLock { $0 = files }
+            let evicted = try Self.evict(maxSize: try CacheSettings.maxSize(db), db)
+            doomed.withLock { $0 = files + evicted.files }
+            // Every site whose entries went is told, not only the writer's.
+            return evicted.sites.map { ChangeLogEntry(.diskCache, site: $0, cause: .eviction) }
         }
         let changes = [ChangeLogEntry(.diskCache, site: site, cause: .write)]
         if case .inline = stored {
@@ -375,7 +377,7 @@ final class HTTPDiskCache: Sendable {
             // per response (the row, five indexes, the change log) cost four times the request
             // itself. The row is one transaction's, so a crash loses it whole or keeps it whole;
             // this object's own reads wait for it (`waitForWritesBehind`).
-            let ticket = database.enqueueWrite(changes: changes, write)
+            let ticket = database.enqueueLoggingWrite(changes: changes, write)
             behind.withLock { b in
                 b.resources[key.resource, default: 0] += 1
                 b.newestTicket = max(b.newestTicket, ticket)
@@ -391,7 +393,7 @@ final class HTTPDiskCache: Sendable {
             return entry
         }
         do {
-            try database.write(changes: changes, write)
+            try database.loggingWrite(changes: changes, write)
         } catch {
             if let newFile { try? FileManager.default.removeItem(at: newFile) }
             restoreTouched(pending)
@@ -572,22 +574,28 @@ final class HTTPDiskCache: Sendable {
     }
 
     /// Evicts the least recently used entries until the cache holds at most `maxSize` bytes.
-    /// Returns the body files of the evicted entries.
-    static func evict(maxSize: Int64, _ db: DatabaseConnection) throws -> [String] {
+    /// Returns the body files of the evicted entries and their sites, each once, in the order
+    /// their first entry went.
+    static func evict(maxSize: Int64, _ db: DatabaseConnection) throws -> (files: [String], sites: [String]) {
         var files: [String] = []
+        var sites: [String] = []
+        var seen = Set<String>()
         while let usage = try db.scalar("SELECT bytes FROM http_cache_usage WHERE id = 1")?.int64, usage > maxSize {
-            let victims = try db.rows("SELECT id, body_file, size FROM http_cache ORDER BY last_access, id LIMIT 64") {
-                ($0.int(0), $0.optionalString(1), $0.int(2))
+            let victims = try db.rows(
+                "SELECT id, body_file, size, site FROM http_cache ORDER BY last_access, id LIMIT 64"
+            ) {
+                ($0.int(0), $0.optionalString(1), $0.int(2), $0.string(3))
             }
             if victims.isEmpty { break }
             var freed: Int64 = 0
-            for (id, file, size) in victims where usage - freed > maxSize {
+            for (id, file, size, site) in victims where usage - freed > maxSize {
                 try db.execute("DELETE FROM http_cache WHERE id = ?", [.integer(id)])
                 if let file { files.append(file) }
+                if seen.insert(site).inserted { sites.append(site) }
                 freed += size
             }
         }
-        return files
+        return (files, sites)
     }
 
     static func persistAccess(_ times: [Used: Double], _ db: DatabaseConnection) throws {

@@ -300,6 +300,15 @@ final class StoreDatabase: Sendable {
         try waitForCommit(enqueueWrite(changes: changes, body))
     }
 
+    /// `write(changes:_:)` whose `body` returns further change-log entries, for changes it
+    /// finds only as it runs (entries it evicts); they are logged after `changes`, in the same
+    /// transaction, as this object's own.
+    func loggingWrite(
+        changes: [ChangeLogEntry], _ body: @escaping @Sendable (DatabaseConnection) throws -> [ChangeLogEntry]
+    ) throws {
+        try waitForCommit(enqueueLoggingWrite(changes: changes, body))
+    }
+
     /// Queues a write without waiting: callers that must keep writes in the order of their own
     /// in-memory changes enqueue under their lock and wait after releasing it.
     ///
@@ -310,7 +319,21 @@ final class StoreDatabase: Sendable {
         changes: [ChangeLogEntry], announced: Bool = false,
         _ body: (@Sendable (DatabaseConnection) throws -> Void)? = nil
     ) -> UInt64 {
-        queue.enqueue(PendingWrite(changes: changes, body: body), announced: announced)
+        let logging = body.map { body -> @Sendable (DatabaseConnection) throws -> [ChangeLogEntry] in
+            { db in
+                try body(db)
+                return []
+            }
+        }
+        return queue.enqueue(PendingWrite(changes: changes, body: logging), announced: announced)
+    }
+
+    /// `enqueueWrite(changes:announced:_:)` whose `body` returns further change-log entries,
+    /// logged after `changes` (see `loggingWrite(changes:_:)`).
+    func enqueueLoggingWrite(
+        changes: [ChangeLogEntry], _ body: @escaping @Sendable (DatabaseConnection) throws -> [ChangeLogEntry]
+    ) -> UInt64 {
+        queue.enqueue(PendingWrite(changes: changes, body: body))
     }
 
     /// Runs a call that prepares and then queues at most one write (with `announced: true`), so
@@ -420,8 +443,8 @@ final class StoreDatabase: Sendable {
                         try appendEntries()
                         do {
                             if isolates { try db.execute("SAVEPOINT item", []) }
-                            try body(db)
-                            let logged = try Self.appendToLog(item.changes, db)
+                            let found = try body(db)
+                            let logged = try Self.appendToLog(item.changes + found, db)
                             if isolates { try db.execute("RELEASE item", []) }
                             if let logged { range = (range?.lowerBound ?? logged.lowerBound)...logged.upperBound }
                         } catch {
@@ -487,10 +510,10 @@ final class StoreDatabase: Sendable {
 }
 
 /// A write waiting in the commit queue: its body (none when its change-log entries are the
-/// whole write) and the change-log entries it records.
+/// whole write) and the change-log entries it records: `changes`, then those its body returns.
 struct PendingWrite: Sendable {
     let changes: [ChangeLogEntry]
-    let body: (@Sendable (DatabaseConnection) throws -> Void)?
+    let body: (@Sendable (DatabaseConnection) throws -> [ChangeLogEntry])?
 }
 
 /// Settings of the store's writer connection, which wkstore-bench's SQLite floors use too.

@@ -167,6 +167,38 @@ extension CachedResponse {
 
     // MARK: Size limit
 
+    /// Entries evicted to make room are reported for their own site, with cause eviction, not
+    /// only as the writer's write: b.example's writes evict a.example's oldest entry.
+    @Test func anEvictionIsReportedForTheSiteWhoseEntriesWent() async throws {
+        let store = try store()
+        try store.set(.cacheMaxSize, to: "350KB")
+        try store.set(.memoryCacheMaxSize, to: "0")
+        let cache = store.httpCache
+        let origin = CacheTestOrigin { _, _ in
+            OriginResponse(status: 200, headers: ["Cache-Control": "max-age=3600"], body: .data(Self.body(80_000)))
+        }
+        for i in 0..<3 {
+            _ = try await cache.get("https://a.example/\(i)", origin: origin.origin)
+            clock.advance(1)
+        }
+        cache.waitForPendingWrites()
+        let feed = try store.changes(ofTypes: [.diskCache, .localStorage])
+        // The second entry of b.example takes the cache past its limit.
+        for i in 0..<2 {
+            _ = try await cache.get("https://b.example/\(i)", origin: origin.origin)
+            clock.advance(1)
+        }
+        cache.waitForPendingWrites()
+        // A change after the eviction: an eviction logged only as b.example's write makes it the third event.
+        try store.localStorage.setItem("k", "v", origin: SecurityOrigin(string: "https://c.example")!)
+        let events = try await ChangeFeedTests.first(3, of: feed)
+        #expect(
+            events.map(ChangeFeedTests.describe) == [
+                "diskcache b.example write", "diskcache b.example write", "diskcache a.example eviction",
+            ])
+        #expect(try rowCount(store) == 4)
+    }
+
     @Test func theLeastRecentlyUsedEntriesAreEvictedToStayWithinTheLimit() async throws {
         let store = try store()
         try store.set(.cacheMaxSize, to: "350KB")
