@@ -251,7 +251,9 @@ enum ChangeCause: Int64, Sendable, Hashable, CaseIterable {
     case removal = 2
     /// Data brought in by an import (cookies.txt, storageState, a browser profile, a copy).
     case importing = 3
-    /// The browsing session ended: session cookies and sessionStorage went.
+    /// The browsing session ended: session cookies went. sessionStorage is never logged as
+    /// ending: it lives in each process's memory, and `endSession()` ends only the namespaces
+    /// of the object it is called on, which nothing else on the store can see.
     case endSession = 4
     /// Data that expired was purged.
     case expiry = 5

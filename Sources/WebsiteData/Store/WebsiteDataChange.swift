@@ -40,7 +40,9 @@ public enum WebsiteDataChangeCause: String, Sendable, Hashable, CaseIterable, Co
     case removal
     /// Brought in by an import.
     case `import`
-    /// The browsing session ended (`endSession()`): session cookies and sessionStorage went.
+    /// The browsing session ended (`endSession()`): a session cookie went. (sessionStorage,
+    /// held in each process's memory and never written to the store, ends with the session
+    /// without a change: the feed reports only its removals through the store, as `removal`.)
     case endSession
     /// It had expired and was purged.
     case expiry

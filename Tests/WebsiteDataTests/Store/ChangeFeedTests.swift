@@ -105,6 +105,25 @@ import WebsiteDataTestSupport
             ])
     }
 
+    /// The end of a session is reported for the session cookies it removed; sessionStorage,
+    /// in this process's memory only, ends without a change, and only its removals through the
+    /// store (which other processes apply) are reported.
+    @Test func theEndOfASessionIsReportedForItsCookiesAndNotForSessionStorage() async throws {
+        let store = try WebsiteDataStore.testing(dir.url)
+        let tab = store.sessionStorage.makeNamespace()
+        try store.sessionStorage.setItem("k", "v", origin: Self.example, namespace: tab)
+        try store.httpCookieStore.set("https://example.com/", "session=1", "kept=1; Max-Age=3600")
+        let feed = try store.changes(ofTypes: [.cookies, .sessionStorage])
+        try store.endSession()
+        #expect(store.sessionStorage.namespaces.isEmpty)
+        try store.removeData(ofTypes: [.sessionStorage], matching: RemovalFilter(sites: ["example.net"]))
+        let events = try await Self.first(2, of: feed)
+        #expect(
+            events.map(Self.describe) == [
+                "cookies example.com endSession session removed", "sessionstorage example.net removal",
+            ])
+    }
+
     @Test func aFeedResumesAfterAPositionAndFiltersByType() async throws {
         let store = try WebsiteDataStore.testing(dir.url)
         try store.httpCookieStore.set("https://example.com/", "a=1")
