@@ -23,6 +23,17 @@ public struct CookieStoreChange: Sendable, Hashable {
     public var cause: CookieChangeCause
     /// `true` when the cookie was removed, `false` when it was written.
     public var removed: Bool
+    /// How many changes, just before this one, the subscriber did not get because it had
+    /// `HTTPCookieStore.observerBufferLimit` changes unread (0 when it got them all). When it is
+    /// not 0, read the cookies again (`allCookies()`): the changes themselves are gone.
+    public var missedBefore: Int
+
+    init(cookie: Cookie, cause: CookieChangeCause, removed: Bool) {
+        self.cookie = cookie
+        self.cause = cause
+        self.removed = removed
+        missedBefore = 0
+    }
 }
 
 /// The cookies of one website data store, as WebKit's `WKHTTPCookieStore` offers them, with the
@@ -52,10 +63,16 @@ public final class HTTPCookieStore: Sendable {
         var inflight: [(ticket: UInt64, changes: [CookieJarChange])] = []
         /// Cookies whose last-access time moved on enough to be worth persisting with the next write.
         var touched: [Cookie] = []
-        var observers: [UInt64: AsyncStream<CookieStoreChange>.Continuation] = [:]
+        var observers: [UInt64: Observer] = [:]
         var nextObserver: UInt64 = 0
         /// The sites of the hosts looked up, for lookups (see `HostSiteTable`).
         let hosts = HostSiteTable()
+    }
+
+    /// A subscriber of `changes()`: its stream, and how many changes it missed since it last got one.
+    struct Observer {
+        var continuation: AsyncStream<CookieStoreChange>.Continuation
+        var missed = 0
     }
 
     required init(database: StoreDatabase, clock: @escaping @Sendable () -> Date) throws {
@@ -346,16 +363,30 @@ public final class HTTPCookieStore: Sendable {
         } catch { throw StorageRemoval.storeError(error) }
     }
 
+    /// The changes a `changes()` stream holds for a subscriber that has not read them.
+    public static let observerBufferLimit = 10_000
+
     /// A stream of every change to this store's cookies made through this object, as it is made
     /// (before its commit). Changes made by other objects and processes, and every change in
     /// commit order: `WebsiteDataStore.changes(ofTypes:since:)`.
+    ///
+    /// The stream holds up to `observerBufferLimit` (10,000) changes its subscriber has not read.
+    /// Changes made while it is full are not kept: the next change it keeps, once the subscriber
+    /// has read some, says how many went just before it (`CookieStoreChange.missedBefore`).
     public func changes() -> AsyncStream<CookieStoreChange> {
+        changes(bufferLimit: Self.observerBufferLimit)
+    }
+
+    /// `changes()` with a buffer of `bufferLimit` changes (tests fill a small one).
+    func changes(bufferLimit: Int) -> AsyncStream<CookieStoreChange> {
+        // The oldest changes are kept, so that those a subscriber reads are contiguous up to
+        // the one that counts what was missed.
         let (stream, continuation) = AsyncStream<CookieStoreChange>.makeStream(
-            bufferingPolicy: .bufferingNewest(10_000))
+            bufferingPolicy: .bufferingOldest(bufferLimit))
         let id = state.withLock { s in
             let id = s.nextObserver
             s.nextObserver += 1
-            s.observers[id] = continuation
+            s.observers[id] = Observer(continuation: continuation)
             return id
         }
         continuation.onTermination = { [weak self] _ in
@@ -602,7 +633,17 @@ public final class HTTPCookieStore: Sendable {
 
     private func notify(_ s: inout State, _ events: [CookieStoreChange]) {
         guard !s.observers.isEmpty else { return }
-        for continuation in s.observers.values { for e in events { continuation.yield(e) } }
+        for index in s.observers.values.indices {
+            for var event in events {
+                event.missedBefore = s.observers.values[index].missed
+                switch s.observers.values[index].continuation.yield(event) {
+                case .enqueued: s.observers.values[index].missed = 0
+                case .dropped: s.observers.values[index].missed += 1
+                case .terminated: break
+                @unknown default: break
+                }
+            }
+        }
     }
 
     /// Applies new limits or policy set through this process's store object; lowered limits

@@ -428,6 +428,21 @@ import WebsiteDataTestSupport
         }
         #expect(seen == [.inserted, .overwritten, .expired])
     }
+
+    /// A subscriber whose stream is full loses the changes made meanwhile, never silently: the
+    /// next change it gets counts them. Those it got before are the oldest, without a gap.
+    @Test func anObserverThatFallsBehindIsToldHowManyChangesItMissed() async throws {
+        let changes = store.changes(bufferLimit: 2)
+        for index in 0..<5 { try store.set("https://example.com/", "c\(index)=1") }
+        var reader = changes.makeAsyncIterator()
+        var seen: [String] = []
+        for _ in 0..<2 {
+            if let change = await reader.next() { seen.append("\(change.cookie.name) \(change.missedBefore)") }
+        }
+        try store.set("https://example.com/", "late=1")
+        if let change = await reader.next() { seen.append("\(change.cookie.name) \(change.missedBefore)") }
+        #expect(seen == ["c0 0", "c1 0", "late 3"])
+    }
 }
 
 extension CookieStorageModelTests {
