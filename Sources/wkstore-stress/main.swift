@@ -5,6 +5,7 @@
 //   wkstore-stress mixed --store DIR|URI [--identifier UUID] [--tasks 8] [--duration 5] [--prefix P]
 //       [--cache yes] [--stop-file FILE] [--settle-file FILE]
 //   wkstore-stress nonpersistent [--batches N]
+//   wkstore-stress shared
 //   wkstore-stress import --store DIR --file FILE
 //   wkstore-stress bigbody --store DIR|URI [--identifier UUID] [--megabytes 200]
 //   wkstore-stress diskcache|indexeddb|localstorage|websql|appcache --store DIR [--batches N] [--per-batch K] [--prefix P]
@@ -51,7 +52,7 @@ func fail(_ message: String) -> Never {
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let mode = arguments.first else {
     fail(
-        "usage: wkstore-stress cookies|diskcache|indexeddb|localstorage|websql|appcache|fill|read|clear|mixed|import|nonpersistent --store DIR [options]"
+        "usage: wkstore-stress cookies|diskcache|indexeddb|localstorage|websql|appcache|fill|read|clear|mixed|import|nonpersistent|shared --store DIR [options]"
     )
 }
 arguments.removeFirst()
@@ -63,7 +64,7 @@ while let flag = arguments.first {
     options[String(flag.dropFirst(2))] = value
 }
 let storePath = options["store"] ?? ""
-if storePath.isEmpty && mode != "nonpersistent" { fail("--store DIR is required") }
+if storePath.isEmpty && mode != "nonpersistent" && mode != "shared" { fail("--store DIR is required") }
 let batches = Int(options["batches"] ?? "1000") ?? 1000
 let perBatch = Int(options["per-batch"] ?? "5") ?? 5
 let prefix = options["prefix"] ?? "c"
@@ -119,6 +120,22 @@ case "nonpersistent":
         try store.set(.cookiesMaxTotal, to: "5000")
         try store.httpCookieStore.endSession()
         FileHandle.standardOutput.write(Data("cookies \(try store.httpCookieStore.allCookies().count)\n".utf8))
+    } catch {
+        fail("\(error)")
+    }
+case "shared":
+    // Asks for the default store, and for the store of a new identifier, twice each while the
+    // first object is held, and prints whether the same object came back. A process of its own:
+    // those stores live under XDG_DATA_HOME, which the driver sets for it alone.
+    do {
+        let first = try WebsiteDataStore.default()
+        let again = try WebsiteDataStore.default()
+        let identifier = UUID()
+        let named = try WebsiteDataStore.dataStore(forIdentifier: identifier)
+        let namedAgain = try WebsiteDataStore.dataStore(forIdentifier: identifier)
+        FileHandle.standardOutput.write(Data("default \(first === again ? "same" : "different")\n".utf8))
+        FileHandle.standardOutput.write(Data("identifier \(named === namedAgain ? "same" : "different")\n".utf8))
+        FileHandle.standardOutput.write(Data("default and identifier \(first === named ? "same" : "different")\n".utf8))
     } catch {
         fail("\(error)")
     }

@@ -245,6 +245,21 @@ extension StoreTests {
         #expect(other !== again && other !== first)
     }
 
+    /// `default()` and `dataStore(forIdentifier:)` themselves, called twice while the first
+    /// object is held, give that object again. In a process of their own: their stores live
+    /// under XDG_DATA_HOME, which a test must not change in the test process.
+    @Test func defaultAndAnIdentifiersStoreAreTheSameObjectWhileHeld() throws {
+        let home = dir.path("home")
+        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
+        let child = try ChildProcess(
+            "wkstore-stress", ["shared"], environment: ["HOME": home.path, "XDG_DATA_HOME": home.path])
+        var lines: [String] = []
+        while let line = child.readLine() { lines.append(line) }
+        #expect(child.wait() == 0)
+        #expect(lines == ["default same", "identifier same", "default and identifier different"])
+        #expect(FileManager.default.fileExists(atPath: home.appendingPathComponent("wkstore/default").path))
+    }
+
     @Test func aReleasedStoreIsOpenedAfresh() throws {
         let directory = dir.url.appendingPathComponent("default")
         weak var released: WebsiteDataStore?
