@@ -65,6 +65,38 @@ import WebsiteDataTestSupport
         #expect(positions == positions.sorted() && Set(positions).count == 5)
     }
 
+    /// Every cause reaches the feed, not only the log: writes, an expired cookie purged from the
+    /// site written to, an eviction to stay within the per-site limit, an import, the end of
+    /// the session and a removal.
+    @Test func everyCauseReachesTheFeed() async throws {
+        let clock = TestClock()
+        let store = try WebsiteDataStore.testing(dir.url, clock: clock)
+        try store.set(.cookiesMaxPerSite, to: "3")
+        let feed = try store.changes()
+        try store.httpCookieStore.set("https://example.com/", "a=1", "b=1; Max-Age=10")
+        clock.advance(20)
+        try store.httpCookieStore.set("https://example.com/", "c=1")
+        clock.advance(1)
+        try store.httpCookieStore.set("https://example.com/", "d=1", "e=1")
+        var imported = [Cookie(name: "i", value: "1", domain: "example.org")]
+        _ = try store.httpCookieStore.importCookies { imported.popLast().map { ($0, 1) } }
+        try store.endSession()
+        try store.localStorage.setItem("k", "v", origin: Self.example)
+        try store.removeData(ofTypes: [.localStorage], matching: RemovalFilter(sites: ["example.net"]))
+        let events = try await Self.first(14, of: feed)
+        #expect(
+            Set(events.map(Self.describe)) == [
+                "cookies example.com write a", "cookies example.com write b", "cookies example.com write c",
+                "cookies example.com expiry b removed", "cookies example.com write d", "cookies example.com write e",
+                "cookies example.com eviction a removed", "cookies example.org import i",
+                "cookies example.com endSession c removed", "cookies example.com endSession d removed",
+                "cookies example.com endSession e removed", "cookies example.org endSession i removed",
+                "localstorage example.net write", "localstorage example.net removal",
+            ])
+        let causes = events.compactMap { if case .change(let change) = $0 { change.cause } else { nil } }
+        #expect(Set(causes) == Set(WebsiteDataChangeCause.allCases))
+    }
+
     /// The subscriber makes no call of its own; another process (the `wkstore` command) writes
     /// and clears.
     @Test(.sqliteOnly) func anIdleProcessHearsAnotherProcesssChanges() async throws {
