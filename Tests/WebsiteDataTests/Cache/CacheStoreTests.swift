@@ -167,16 +167,23 @@ extension CachedResponse {
 
     // MARK: Size limit
 
-    /// Entries evicted to make room are reported for their own site, with cause eviction, not
-    /// only as the writer's write: b.example's writes evict a.example's oldest entry.
-    @Test func anEvictionIsReportedForTheSiteWhoseEntriesWent() async throws {
+    /// A store whose disk cache holds 350 KB and whose memory cache nothing, and an origin whose
+    /// responses are 80,000 bytes, fresh for an hour: the fifth entry takes the cache past its limit.
+    private func limitedStore() throws -> (WebsiteDataStore, CacheTestOrigin) {
         let store = try store()
         try store.set(.cacheMaxSize, to: "350KB")
         try store.set(.memoryCacheMaxSize, to: "0")
-        let cache = store.httpCache
         let origin = CacheTestOrigin { _, _ in
             OriginResponse(status: 200, headers: ["Cache-Control": "max-age=3600"], body: .data(Self.body(80_000)))
         }
+        return (store, origin)
+    }
+
+    /// Entries evicted to make room are reported for their own site, with cause eviction, not
+    /// only as the writer's write: b.example's writes evict a.example's oldest entry.
+    @Test func anEvictionIsReportedForTheSiteWhoseEntriesWent() async throws {
+        let (store, origin) = try limitedStore()
+        let cache = store.httpCache
         for i in 0..<3 {
             _ = try await cache.get("https://a.example/\(i)", origin: origin.origin)
             clock.advance(1)
@@ -200,13 +207,8 @@ extension CachedResponse {
     }
 
     @Test func theLeastRecentlyUsedEntriesAreEvictedToStayWithinTheLimit() async throws {
-        let store = try store()
-        try store.set(.cacheMaxSize, to: "350KB")
-        try store.set(.memoryCacheMaxSize, to: "0")
+        let (store, origin) = try limitedStore()
         let cache = store.httpCache
-        let origin = CacheTestOrigin { _, _ in
-            OriginResponse(status: 200, headers: ["Cache-Control": "max-age=3600"], body: .data(Self.body(80_000)))
-        }
         for i in 0..<4 {
             _ = try await cache.get("https://example.com/\(i)", origin: origin.origin)
             clock.advance(1)
