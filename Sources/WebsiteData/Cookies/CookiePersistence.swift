@@ -67,12 +67,64 @@ enum CookiePersistence {
     /// another site. With `refile` (in the caller's write transaction), rows filed under a site
     /// that is no longer theirs are rewritten under their site, so every later fold finds them.
     static func loadAll(_ db: DatabaseConnection, limits: CookieLimits, refile: Bool = false) throws -> CookieJar {
+        try load(db, limits: limits, scope: nil, refile: refile)
+    }
+
+    /// A jar with `limits` holding the cookies of one site only, the site of `host`: the jar a
+    /// lookup for `host` reads in `loadAll`'s, with the same cookies in the same order. The caller
+    /// runs it in one transaction.
+    ///
+    /// A lookup reads the cookies of its host's site alone. They are the rows and logged changes
+    /// filed under that site, and rows that an older public suffix list filed elsewhere (see
+    /// `loadAll`): a site is a suffix of its cookie's domain under any list, so the cookies that
+    /// can match `host` are filed under `host` or one of its parent domains, which are read too.
+    /// Cookies of the site filed elsewhere cannot match `host`: they are left out.
+    static func loadSite(ofHost host: String, _ db: DatabaseConnection, limits: CookieLimits) throws -> CookieJar {
+        try load(db, limits: limits, scope: LoadScope(host: host), refile: false)
+    }
+
+    /// What `loadSite(ofHost:_:limits:)` reads: the cookies of `site`, filed under `filedUnder`.
+    struct LoadScope {
+        /// The site whose cookies are kept.
+        let site: String
+        /// The sites whose rows and logged changes are read: the host, its parent domains, its site.
+        let filedUnder: [String]
+
+        init(host: String) {
+            site = Site.displayName(forHost: host)
+            var names = [host]
+            var rest = Substring(host)
+            while let dot = rest.firstIndex(of: ".") {
+                rest = rest[rest.index(after: dot)...]
+                if !rest.isEmpty { names.append(String(rest)) }
+            }
+            if !names.contains(site) { names.append(site) }
+            filedUnder = names
+        }
+
+        /// `AND site IN (…)`, with `first` as the first parameter's number.
+        func condition(from first: Int) -> String {
+            "site IN (" + filedUnder.indices.map { "?\(first + $0)" }.joined(separator: ", ") + ")"
+        }
+
+        var values: [DatabaseValue] { filedUnder.map { .text($0) } }
+    }
+
+    /// `loadAll`, or with `scope`, `loadSite(ofHost:_:limits:)`.
+    private static func load(_ db: DatabaseConnection, limits: CookieLimits, scope: LoadScope?, refile: Bool) throws
+        -> CookieJar
+    {
         let folded = try foldedThrough(db)
         var logged: [String: [LoggedCookie]] = [:]
         _ = try db.rows(
-            "SELECT op, \(columns) FROM change_log WHERE seq > ? AND op IS NOT NULL ORDER BY seq", [.integer(folded)]
+            "SELECT op, \(columns) FROM change_log WHERE seq > ?1 AND op IS NOT NULL"
+                + (scope.map { " AND " + $0.condition(from: 2) } ?? "") + " ORDER BY seq",
+            [.integer(folded)] + (scope?.values ?? [])
         ) { row in
-            if let change = loggedCookie(row, opAt: 0) { logged[change.cookie.site, default: []].append(change) }
+            guard let change = loggedCookie(row, opAt: 0) else { return }
+            let site = change.cookie.site
+            if let scope, site != scope.site { return }
+            logged[site, default: []].append(change)
         }
         // Sites whose logged changes were applied, should rows of theirs filed under another
         // site come later in the table.
@@ -101,9 +153,15 @@ enum CookiePersistence {
             }
             run.cookies.removeAll(keepingCapacity: true)
         }
-        _ = try db.rows("SELECT \(columns), site FROM cookies", []) { row in
+        // In the engine's order, filtered or not: on SQLite, key order either way, so the site's
+        // cookies come in the same order (which breaks ties in header order) as in `loadAll`.
+        _ = try db.rows(
+            "SELECT \(columns), site FROM cookies" + (scope.map { " WHERE " + $0.condition(from: 1) } ?? ""),
+            scope?.values ?? []
+        ) { row in
             let cookie = cookie(row)
             let site = cookie.site
+            if let scope, site != scope.site { return }
             if refile && row.string(13) != site { moved.append((row.string(13), cookie)) }
             if site != run.site {
                 endRun()

@@ -52,8 +52,9 @@ public final class HTTPCookieStore: Sendable {
         var jar: CookieJar
         var policy: CookiePolicy
         var lastSeq: Int64 = 0
-        /// Memory may disagree with the database: a reload it needed failed (the database was
-        /// unreachable), so the next call reloads every cookie before it answers.
+        /// Memory may disagree with the database: a read-only store has not read its cookies
+        /// yet, or a reload memory needed failed (the database was unreachable). The next call
+        /// that needs memory reloads every cookie before it answers.
         var stale = false
         /// What the shared change counter said when the change log was last read.
         var watch = StoreDatabase.ChangeWatch()
@@ -79,19 +80,11 @@ public final class HTTPCookieStore: Sendable {
         self.database = database
         self.clock = clock
         let now = clock()
-        // A read-only store is loaded as it is; what has expired is left out in memory only.
+        // A read-only store reads its cookies as they are when a call first needs them (see
+        // `stale`): a process that answers one lookup (`cookiesOfOneLookup`) reads one site.
         if database.isReadOnly {
-            let (jar, settings, seq) = try database.read { db in
-                try db.transaction(write: false) {
-                    let settings = try SettingsTable.values(db)
-                    let jar = try CookiePersistence.loadAll(db, limits: SettingsTable.cookieLimits(settings))
-                    return (jar, settings, try db.scalar("SELECT coalesce(max(seq), 0) FROM change_log")?.int64 ?? 0)
-                }
-            }
-            var loaded = jar
-            _ = loaded.removeExpired(now: now)
-            var state = State(jar: loaded, policy: SettingsTable.cookiePolicy(settings))
-            state.lastSeq = seq
+            var state = State(jar: CookieJar(limits: CookieLimits()), policy: .allowAll)
+            state.stale = true
             self.state = Locked(state, adaptive: true)
             return
         }
@@ -174,6 +167,42 @@ public final class HTTPCookieStore: Sendable {
         try withMatches(for: url, context: context, api: .http) { $0.header } ?? nil
     }
 
+    /// `cookies(for:context:)` for a process that makes one lookup, such as `wkstore cookies
+    /// header`: on a read-only store that has not read its cookies (no call has needed them yet),
+    /// only the cookies of the request's site are read, into a jar of their own that the lookup
+    /// reads as it reads the store's (see `CookiePersistence.loadSite`), and that is then
+    /// dropped. The store's memory stays unread, so each such lookup reads the database again.
+    /// Otherwise, as `cookies(for:context:)`.
+    package func cookiesOfOneLookup(for url: URL, context: CookieRequestContext = .topLevelNavigation) throws
+        -> [Cookie]
+    {
+        guard database.isReadOnly, state.withLock({ $0.stale }) else { return try cookies(for: url, context: context) }
+        let now = clock()
+        let found = try CanonicalCookie.RequestBytes.with(url) { request -> [Cookie]? in
+            let host = String(decoding: request.host, as: UTF8.self)
+            let (loaded, policy) = try database.read { db in
+                try db.transaction(write: false) {
+                    let settings = try SettingsTable.values(db)
+                    let jar = try CookiePersistence.loadSite(
+                        ofHost: host, db, limits: SettingsTable.cookieLimits(settings))
+                    return (jar, SettingsTable.cookiePolicy(settings))
+                }
+            }
+            // Marked accessed in the dropped jar alone, as a read-only store keeps no access times.
+            var jar = loaded
+            var touched: [Cookie] = []
+            return Self.withMatches(
+                request, url: url, context: context, api: .http, now: now, in: &jar, policy: policy,
+                hosts: HostSiteTable(), touched: &touched
+            ) { $0.cookies }
+        }
+        return (found ?? nil) ?? []
+    }
+
+    /// Whether memory holds the store's cookies: not before a read-only store's first call that
+    /// needs them (`cookiesOfOneLookup` reads one site without them).
+    var memoryHoldsCookies: Bool { !state.withLock { $0.stale } }
+
     /// The lookup behind `cookies(for:)` and `cookieHeader(for:)`: `body` gets the cookies to
     /// send, in header order, marked accessed, while the store is locked; `nil` when the site has
     /// no cookies or the policy sends none.
@@ -186,22 +215,35 @@ public final class HTTPCookieStore: Sendable {
         let found = try CanonicalCookie.RequestBytes.with(url) { request in
             try state.withLock { s -> R? in
                 try refresh(&s)
-                guard allows(s.policy, url: url, context: context) else { return nil }
                 var touched: [Cookie] = []
-                // The site's slot straight from the store's own table of hosts: no other lock, and
-                // no dictionary read (see `HostSiteTable`).
-                var linesAsked = false
-                guard let slot = s.hosts.slot(forHost: request.host, in: s.jar.sites, linesAsked: &linesAsked) else {
-                    return nil
-                }
-                let result = s.jar.withMatches(
-                    request, url: url, slot: slot, context: context, api: api, now: now,
-                    linesAsked: linesAsked, touched: &touched, body)
+                let result = Self.withMatches(
+                    request, url: url, context: context, api: api, now: now, in: &s.jar, policy: s.policy,
+                    hosts: s.hosts, touched: &touched, body)
                 if !touched.isEmpty { s.touched += touched }
                 return result
             }
         }
         return found ?? nil
+    }
+
+    /// The lookup of `request` in `jar`, whose sites `hosts` finds: `body` gets the cookies to
+    /// send, in header order, marked accessed (and added to `touched`); `nil` when the site has
+    /// no cookies or `policy` sends none.
+    private static func withMatches<R>(
+        _ request: CanonicalCookie.RequestBytes, url: URL, context: CookieRequestContext, api: CookieAPI, now: Date,
+        in jar: inout CookieJar, policy: CookiePolicy, hosts: HostSiteTable, touched: inout [Cookie],
+        _ body: (SiteCookies.Matches) -> R
+    ) -> R? {
+        guard allows(policy, url: url, context: context) else { return nil }
+        // The site's slot straight from the store's own table of hosts: no other lock, and
+        // no dictionary read (see `HostSiteTable`).
+        var linesAsked = false
+        guard let slot = hosts.slot(forHost: request.host, in: jar.sites, linesAsked: &linesAsked) else {
+            return nil
+        }
+        return jar.withMatches(
+            request, url: url, slot: slot, context: context, api: api, now: now,
+            linesAsked: linesAsked, touched: &touched, body)
     }
 
     /// Request header fields carrying the cookies for `url` (`["Cookie": …]`, or empty).
@@ -404,7 +446,7 @@ public final class HTTPCookieStore: Sendable {
         return a.created < b.created
     }
 
-    private func allows(_ policy: CookiePolicy, url: URL, context: CookieRequestContext) -> Bool {
+    private static func allows(_ policy: CookiePolicy, url: URL, context: CookieRequestContext) -> Bool {
         switch policy {
         case .allowAll: return true
         case .disallow: return false
@@ -422,7 +464,7 @@ public final class HTTPCookieStore: Sendable {
         try database.checkWritable()
         let ticket = try state.withLock { s -> UInt64? in
             try refresh(&s)
-            if let url, !allows(s.policy, url: url, context: context) {
+            if let url, !Self.allows(s.policy, url: url, context: context) {
                 summary.rejected += cookies.map { CookieRejection(.policy, name: $0.0.name) }
                 return nil
             }
