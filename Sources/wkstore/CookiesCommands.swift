@@ -169,7 +169,8 @@ enum CookiesCommands {
             let isNavigation = navigation || (!subresource && topLevelSite == nil)
             let context = CookieRequestContext(topLevelSite: topLevelSite, method: method, isNavigation: isNavigation)
             let store = try invocation.openStore(for: .read)
-            let cookies = try store.httpCookieStore.cookies(for: url, context: context)
+            // One lookup: a store opened for reading reads the request's site alone.
+            let cookies = try store.httpCookieStore.cookiesOfOneLookup(for: url, context: context)
             let value = cookies.isEmpty ? nil : cookies.map(\.pair).joined(separator: "; ")
             let output = invocation.output
             if output.json {

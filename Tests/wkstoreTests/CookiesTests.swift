@@ -274,6 +274,38 @@ import WebsiteDataTestSupport
         #expect(both.status == 2)
     }
 
+    /// `cookies header` opens the store read-only and reads the request's site alone: it prints
+    /// what a store holding every cookie sends, from the folded table and from the changes logged
+    /// after the fold, on every site.
+    @Test func headerReadsOneSiteAndPrintsWhatTheWholeStoreSends() throws {
+        let sandbox = try Sandbox()
+        func set(_ i: Int, _ values: String...) throws {
+            try sandbox.succeed(["cookies", "set", "--url", "https://www.site\(i).com/a/"] + values)
+        }
+        for i in 0..<8 {
+            try set(i, "host=\(i)", "dom=\(i); Domain=site\(i).com; Path=/", "deep=\(i); Path=/a/b; Secure")
+        }
+        try sandbox.succeed(["vacuum"])
+        for i in stride(from: 0, to: 10, by: 3) { try set(i, "late=\(i); Path=/", "host=new\(i)") }
+        try set(4, "dom=; Domain=site4.com; Path=/; Max-Age=0")
+        var urls: [String] = []
+        for i in 0..<10 {
+            urls += ["https://www.site\(i).com/a/b/c", "http://www.site\(i).com/a/", "https://shop.site\(i).com/"]
+        }
+        let store = try sandbox.openStore()
+        var sent = 0
+        for url in urls {
+            let expected = try store.httpCookieStore.cookieHeader(for: URL(string: url)!)
+            let printed = try sandbox.succeed(["cookies", "header", url]).stdout
+            #expect(printed == expected.map { $0 + "\n" } ?? "", "\(url)")
+            if expected != nil { sent += 1 }
+        }
+        #expect(sent == 25)
+        #expect(
+            try sandbox.succeed(["cookies", "header", "https://www.site3.com/a/b/c"]).stdout
+                == "deep=3; host=new3; dom=3; late=3\n")
+    }
+
     @Test func headerContexts() throws {
         let sandbox = try Sandbox()
         try sandbox.succeed([
