@@ -181,7 +181,13 @@ public final class HTTPCookieStore: Sendable {
         let found = try CanonicalCookie.RequestBytes.with(url) { request -> [Cookie]? in
             let host = String(decoding: request.host, as: UTF8.self)
             let (loaded, policy) = try database.read { db in
-                try db.transaction(write: false) {
+                // The log after the last fold is read to its end, each page once: through a small
+                // page cache, so that its pages do not stay in memory (a read-only store's cache
+                // holds up to 8 MB), then the cache is as it was.
+                let cacheSize = db.engine == .sqlite ? try db.scalar("PRAGMA cache_size")?.int64 : nil
+                if cacheSize != nil { try db.execute("PRAGMA cache_size = 16") }
+                defer { if let cacheSize { try? db.execute("PRAGMA cache_size = \(cacheSize)") } }
+                return try db.transaction(write: false) {
                     let settings = try SettingsTable.values(db)
                     let jar = try CookiePersistence.loadSite(
                         ofHost: host, db, limits: SettingsTable.cookieLimits(settings))
