@@ -52,7 +52,7 @@ let package = Package(
             name: "CLevelDB",
             providers: [.apt(["libleveldb-dev"]), .brew(["leveldb"])]
         ),
-        // libsecret's header is not included (see its shim.h), so no pkg-config flags are needed.
+        // libsecret is loaded when first used and its header not included (see its shim.h).
         .systemLibrary(
             name: "CSecret",
             providers: [.apt(["libsecret-1-dev"]), .brew(["libsecret"])]
