@@ -43,6 +43,20 @@ enum MemoryBench {
             "ours non-persistent vs Foundation HTTPCookieStorage, \(small.grouped) cookies (Foundation at \(small.grouped) only)",
             ours: Format.megabytes(memorySmall.netKB), peer: Format.megabytes(foundation.netKB),
             ratio: Format.times(memorySmall.netKB / foundation.netKB) + " Foundation")
+        if let header = try oneHeader(context) {
+            let ours = median(header.ours)
+            let curl = median(header.curl)
+            table.add(
+                "one Cookie header from the persistent \(big.grouped)-cookie store vs curl loading the same cookies.txt (whole process)",
+                ours: Format.megabytes(ours), peer: Format.megabytes(curl), ratio: Format.times(ours / curl) + " curl",
+                target: "< curl", met: Format.met(ours < curl))
+            table.note(
+                "one header: peak resident size (GNU time's %M) of `wkstore cookies header \(header.url)` and of `curl -s -b cookies.txt -o /dev/null file:///dev/null` on the store's export, median of 3 each (ours "
+                    + header.ours.map(Format.megabytes).joined(separator: ", ") + "; curl "
+                    + header.curl.map(Format.megabytes).joined(separator: ", ") + ")")
+        } else {
+            table.note("one header: not measured (needs `wkstore` built beside the bench, /usr/bin/curl and GNU time)")
+        }
         table.note(
             "MB = peak resident size (VmHWM) after loading minus the child's resident size before loading (site list made, runtime started)"
         )
@@ -60,6 +74,55 @@ enum MemoryBench {
             "Foundation is measured at \(small.grouped): its setCookie scans every stored cookie, so loading \(big.grouped) would take about \(Format.seconds(foundation.seconds * 1e9 * Double(big * big) / Double(small * small))) (its \(Format.seconds(foundation.seconds * 1e9)) load scaled as n^2)"
         )
         return table
+    }
+
+    /// The peak resident sizes (kB) of three runs each of `wkstore cookies header` answering one
+    /// lookup URL of the big data set from its persistent store, and of curl loading the same
+    /// cookies (the store's `cookies.txt` export): whole processes, as a user runs them. `nil`
+    /// when `wkstore` is not built beside the bench, or curl or GNU time is not installed.
+    static func oneHeader(_ context: Context) throws -> (ours: [Double], curl: [Double], url: String)? {
+        let bench = URL(fileURLWithPath: try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+        let wkstore = bench.deletingLastPathComponent().appendingPathComponent("wkstore")
+        let curl = URL(fileURLWithPath: "/usr/bin/curl")
+        guard FileManager.default.isExecutableFile(atPath: wkstore.path),
+            FileManager.default.isExecutableFile(atPath: curl.path),
+            FileManager.default.isExecutableFile(atPath: "/usr/bin/time")
+        else { return nil }
+        let store = try context.persistentBigStore()
+        let scratch = ScratchDirectory("header")
+        let file = scratch.url.appendingPathComponent("cookies.txt")
+        progress("one Cookie header: wkstore cookies header and curl on the same cookies, 3 times each")
+        let exported = try childFields(
+            wkstore, ["--store", store.path, "export", "--format", "netscape", "-o", file.path])
+        guard exported.status == 0 else { throw BenchError("wkstore export failed: \(exported.output)") }
+        guard let url = context.dataset(context.config.big).lookups.first?.absoluteString else { return nil }
+        var ours: [Double] = []
+        var theirs: [Double] = []
+        for _ in 0..<3 {
+            ours.append(try peakKilobytes(wkstore, ["--store", store.path, "cookies", "header", url]))
+            theirs.append(try peakKilobytes(curl, ["-s", "-b", file.path, "-o", "/dev/null", "file:///dev/null"]))
+        }
+        return (ours, theirs, url)
+    }
+
+    /// Runs `executable` to its end under GNU time, its output discarded, and returns its peak
+    /// resident size in kB. Not this process's `wait4`: a child it spawns shares its memory
+    /// until the exec, and Linux counts that memory in the child's peak; GNU time forks from a
+    /// process of its own, a few hundred kB.
+    static func peakKilobytes(_ executable: URL, _ arguments: [String]) throws -> Double {
+        let scratch = ScratchDirectory("peak")
+        let report = scratch.url.appendingPathComponent("peak")
+        let (status, _, output) = try childFields(
+            URL(fileURLWithPath: "/usr/bin/time"),
+            ["-f", "%M", "-o", report.path, "sh", "-c", "exec \"$0\" \"$@\" >/dev/null 2>&1", executable.path]
+                + arguments)
+        let text = (try? String(contentsOf: report, encoding: .utf8)) ?? ""
+        guard status == 0, let kilobytes = Double(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw BenchError(
+                "\(executable.lastPathComponent) \(arguments.joined(separator: " ")) failed (status \(status)): \(output)\(text)"
+            )
+        }
+        return kilobytes
     }
 
     /// Runs a child process for one engine and reads its report.
