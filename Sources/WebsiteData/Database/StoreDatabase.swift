@@ -400,15 +400,17 @@ final class StoreDatabase: Sendable {
         return result
     }
 
-    /// Bumps the shared change counter after a commit, recording the bump (and the newest
-    /// sequence number committed) as this object's own.
+    /// Bumps the shared change counter after a commit that logged changes, recording the bump
+    /// (and the newest sequence number committed) as this object's own. A commit that logged
+    /// nothing leaves the counter alone: every other process on the store would read the log
+    /// for it and find nothing there.
     private func announceCommit(_ range: ClosedRange<Int64>?) {
         if let maintainer, maintenanceDue.exchange(false, ordering: .relaxed) { maintainer.request() }
-        guard let changeCounter else { return }
+        guard let changeCounter, let range else { return }
         ownSequences.withLock { own in
             changeCounter.increment()
             own.bumps += 1
-            if let range { own.newestCommitted = max(own.newestCommitted, range.upperBound) }
+            own.newestCommitted = max(own.newestCommitted, range.upperBound)
         }
     }
 
@@ -469,9 +471,17 @@ final class StoreDatabase: Sendable {
                 return error
             }
         }
+        return settle(batch, failure: failure, range: range, errors: errors)
+    }
+
+    /// The end of every batch commit: the transaction's failure is every write's; a commit is
+    /// announced, and each write gets its own result.
+    private func settle(
+        _ batch: [PendingWrite], failure: Error?, range: ClosedRange<Int64>?, errors: [Error?]? = nil
+    ) -> [Error?] {
         if let failure { return batch.map { _ in failure } }
         announceCommit(range)
-        return errors
+        return errors ?? batch.map { _ in nil }
     }
 
     /// Commits a batch of change-log entries alone (most cookie writes) on PostgreSQL: the
@@ -503,9 +513,7 @@ final class StoreDatabase: Sendable {
                 return error
             }
         }
-        if let failure { return batch.map { _ in failure } }
-        announceCommit(range)
-        return batch.map { _ in nil }
+        return settle(batch, failure: failure, range: range)
     }
 }
 

@@ -86,6 +86,21 @@ import WebsiteDataTestSupport
 
     /// `changes.keep-entries` bounds the log by count: older entries go (the point trimmed to is
     /// recorded), the newest stays, and cookie changes not yet folded into the cookie table stay.
+    /// Every other process reads the change log when the shared counter moves: a commit that
+    /// logged nothing (a store opening with no expired cookie to purge) leaves it alone, and one
+    /// that logged something moves it.
+    @Test(.sqliteOnly) func onlyACommitThatLoggedMovesTheSharedCounter() throws {
+        let clock = TestClock()
+        let first = try WebsiteDataStore.testing(dir.url, clock: clock)
+        try first.httpCookieStore.set("https://a.example/", "kept=1; Max-Age=86400")
+        let counter = try #require(first.database.changeCounter)
+        let before = counter.value
+        let second = try WebsiteDataStore.testing(dir.url, clock: clock)
+        #expect(counter.value == before, "opening a store with nothing to purge moved the counter")
+        try second.httpCookieStore.set("https://a.example/", "other=1")
+        #expect(counter.value > before)
+    }
+
     @Test func theLogKeepsAtMostKeepEntries() throws {
         let store = try WebsiteDataStore.testing(dir.url)
         try store.set(.changesKeepEntries, to: "100")

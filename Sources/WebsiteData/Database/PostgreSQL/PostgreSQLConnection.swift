@@ -179,7 +179,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
             if let known = preparedNames[p.key(sql)] {
                 name = known
             } else {
-                name = "wkstore_\(preparedNames.count + 1)"
+                name = newPreparedName()
                 let made = PQprepare(handle, name, sql, p.count, p.types)
                 defer { if let made { PQclear(made) } }
                 try check(made, sql: sql)
@@ -188,6 +188,10 @@ public final class PostgreSQLConnection: @unchecked Sendable {
             return PQexecPrepared(handle, name, p.count, p.values, p.lengths, p.formats, 0)
         }
     }
+
+    /// The name for the next statement prepared in the session, after those recorded and
+    /// `pending` more being prepared.
+    private func newPreparedName(pending: Int = 0) -> String { "wkstore_\(preparedNames.count + pending + 1)" }
 
     /// A statement's parameters as libpq takes them: types, values, lengths and formats.
     private struct Parameters {
@@ -278,7 +282,7 @@ public final class PostgreSQLConnection: @unchecked Sendable {
                     let key = p.key(sql)
                     var name = preparedNames[key] ?? newNames[key]
                     if name == nil {
-                        let made = "wkstore_\(preparedNames.count + newNames.count + 1)"
+                        let made = newPreparedName(pending: newNames.count)
                         guard PQsendPrepare(handle, made, sql, p.count, p.types) == 1 else { throw lastError(sql: sql) }
                         sent.append((sql, (key, made)))
                         newNames[key] = made
