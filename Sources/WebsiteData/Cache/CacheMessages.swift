@@ -29,8 +29,10 @@ public struct CacheRequest: Sendable, Hashable {
         self.body = body
     }
 
-    /// The method in upper case.
-    var normalizedMethod: String { method.uppercased() }
+    /// The method in upper case (most methods are sent so, and are then returned as they are).
+    var normalizedMethod: String {
+        method.utf8.allSatisfy({ $0 < 0x80 && !(0x61...0x7A).contains($0) }) ? method : method.uppercased()
+    }
 }
 
 /// A response body: bytes in memory, or a file.

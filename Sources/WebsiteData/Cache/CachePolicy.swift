@@ -71,6 +71,25 @@ public struct CachePolicy: Sendable, Hashable {
     /// The options the policy was made with.
     public internal(set) var options: Options
     let cacheControl: CacheControl
+    /// The `Date` field's time, or the response time when it has none that parses.
+    let dateValue: Date
+    /// The corrected initial age (RFC 9111 §4.2.3): the larger of the apparent age and `Age`
+    /// plus the response delay.
+    let initialAge: TimeInterval
+    /// Where `freshnessLifetime` comes from.
+    let lifetimeBasis: LifetimeBasis
+    /// The lower-case names the `Vary` fields list.
+    let varyNames: [String]
+
+    /// The source of the freshness lifetime, read from the header fields once: each use of a
+    /// stored response asks its lifetime and age, and parsing `Date`, `Expires` and `Age` again
+    /// for each was a tenth of a memory-cache hit.
+    enum LifetimeBasis: Sendable, Hashable {
+        /// `max-age`, or `Expires` minus `Date`: seconds.
+        case seconds(TimeInterval)
+        /// The heuristic: the time from `Last-Modified` to `Date`, of which the lifetime is `Options.heuristicFraction`.
+        case sinceLastModified(TimeInterval)
+    }
 
     // MARK: - Making a policy
 
@@ -136,7 +155,16 @@ public struct CachePolicy: Sendable, Hashable {
         self.variantKey = variantKey
         self.isStorable = isStorable
         self.options = options
-        self.cacheControl = CacheControl(headers: headers)
+        let cacheControl = CacheControl(headers: headers)
+        self.cacheControl = cacheControl
+        let dateValue = headers.first(named: "Date").flatMap { HTTPDate.parse($0, now: responseTime) } ?? responseTime
+        self.dateValue = dateValue
+        let apparentAge = max(0, responseTime.timeIntervalSince(dateValue))
+        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
+        self.initialAge = max(apparentAge, TimeInterval(Self.ageValue(headers)) + responseDelay)
+        self.lifetimeBasis = Self.lifetimeBasis(
+            status: status, headers: headers, control: cacheControl, dateValue: dateValue, responseTime: responseTime)
+        self.varyNames = Self.varyNames(headers)
     }
 
     // MARK: - Freshness (RFC 9111 §4.2)
@@ -145,20 +173,32 @@ public struct CachePolicy: Sendable, Hashable {
     /// heuristic (a tenth of the time since `Last-Modified`) for heuristically cacheable
     /// statuses and `public` responses, else 0. An invalid `max-age` or `Expires` gives 0.
     public var freshnessLifetime: TimeInterval {
-        if let maxAge = cacheControl.seconds("max-age") { return TimeInterval(maxAge.value ?? 0) }
+        switch lifetimeBasis {
+        case .seconds(let seconds): return seconds
+        case .sinceLastModified(let interval): return interval * options.heuristicFraction
+        }
+    }
+
+    /// `freshnessLifetime`'s source: `max-age`, else `Expires` minus `Date`, else for
+    /// heuristically cacheable statuses and `public` responses the time since `Last-Modified`,
+    /// else none (0 seconds). An invalid `max-age` or `Expires` gives 0.
+    private static func lifetimeBasis(
+        status: Int, headers: HTTPHeaders, control: CacheControl, dateValue: Date, responseTime: Date
+    ) -> LifetimeBasis {
+        if let maxAge = control.seconds("max-age") { return .seconds(TimeInterval(maxAge.value ?? 0)) }
         if let expires = headers.first(named: "Expires") {
             // RFC 9111 §5.3: an invalid date, notably "0", is in the past.
-            guard let date = HTTPDate.parse(expires, now: responseTime) else { return 0 }
-            return max(0, date.timeIntervalSince(dateValue))
+            guard let date = HTTPDate.parse(expires, now: responseTime) else { return .seconds(0) }
+            return .seconds(max(0, date.timeIntervalSince(dateValue)))
         }
-        if Self.heuristicallyCacheable.contains(status) || cacheControl.contains("public"),
+        if heuristicallyCacheable.contains(status) || control.contains("public"),
             let text = headers.first(named: "Last-Modified"),
             let lastModified = HTTPDate.parse(text, now: responseTime),
             lastModified < dateValue
         {
-            return dateValue.timeIntervalSince(lastModified) * options.heuristicFraction
+            return .sinceLastModified(dateValue.timeIntervalSince(lastModified))
         }
-        return 0
+        return .seconds(0)
     }
 
     /// The response's current age in seconds (RFC 9111 §4.2.3): the corrected initial age
@@ -167,10 +207,7 @@ public struct CachePolicy: Sendable, Hashable {
     /// - Parameter now: the present.
     /// - Returns: the age.
     public func age(at now: Date) -> TimeInterval {
-        let apparentAge = max(0, responseTime.timeIntervalSince(dateValue))
-        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
-        let correctedAgeValue = TimeInterval(ageValue) + responseDelay
-        return max(apparentAge, correctedAgeValue) + max(0, now.timeIntervalSince(responseTime))
+        initialAge + max(0, now.timeIntervalSince(responseTime))
     }
 
     /// Seconds left before the response is stale; 0 when it is.
@@ -185,13 +222,8 @@ public struct CachePolicy: Sendable, Hashable {
     /// - Returns: `true` when its age has reached its freshness lifetime.
     public func isStale(at now: Date) -> Bool { freshnessLifetime <= age(at: now) }
 
-    /// The `Date` field's time, or the response time when it has none that parses.
-    var dateValue: Date {
-        headers.first(named: "Date").flatMap { HTTPDate.parse($0, now: responseTime) } ?? responseTime
-    }
-
     /// The `Age` field in seconds (RFC 9111 §5.1): the first value only, clamped to 2^31; an invalid value counts as 0.
-    var ageValue: Int64 {
+    static func ageValue(_ headers: HTTPHeaders) -> Int64 {
         guard let field = headers.first(named: "Age") else { return 0 }
         let first =
             field.split(separator: ",", maxSplits: 1, omittingEmptySubsequences: false).first.map {
@@ -272,9 +304,8 @@ public struct CachePolicy: Sendable, Hashable {
         let requestMethod = request.normalizedMethod
         guard requestMethod == method || (requestMethod == "HEAD" && method == "GET") else { return false }
         guard Self.cacheURL(request.url) == url else { return false }
-        let names = Self.varyNames(headers)
-        if names.contains("*") { return false }
-        return Self.variantKey(names, request.headers) == variantKey
+        if varyNames.contains("*") { return false }
+        return Self.variantKey(varyNames, request.headers) == variantKey
     }
 
     /// Whether a stale response may be served because validation failed with a network error
@@ -384,8 +415,13 @@ public struct CachePolicy: Sendable, Hashable {
     /// - Parameter now: the present.
     /// - Returns: the fields.
     public func responseHeaders(at now: Date) -> HTTPHeaders {
+        responseHeaders(age: age(at: now))
+    }
+
+    /// The header fields to serve at the age given: the stored ones with `Age` set.
+    func responseHeaders(age: TimeInterval) -> HTTPHeaders {
         var fields = headers
-        fields.set("Age", String(Int64(age(at: now).rounded(.down))))
+        fields.set("Age", String(Int64(age.rounded(.down))))
         return fields
     }
 
