@@ -70,7 +70,7 @@ let package = Package(
                 "CSQLite", "CPSL", "CPostgreSQL", "CCrypto", "CLZ4", "CSnappy", "CLevelDB", "CSecret",
                 "CWebsiteDataSupport",
             ],
-            exclude: ["Cookies/Lookup/README.md"],
+            exclude: ["Cookies/Lookup/README.md", "Cache/FreshHit/README.md"],
             plugins: ["EmbedMigrations"]
         ),
         .target(

@@ -7,6 +7,22 @@ extension HTTPClient {
     /// cache adopts by hard link and the caller then receives: 1 MiB.
     public static let inMemoryBodyLimit = 1 << 20
 
+    /// A hop answered by a fresh stored response (`HTTPCache.freshHit`), as `exchangeThroughCache`
+    /// would answer it, without setting up what a transfer needs; `nil` when the general path must.
+    func freshHit(_ hop: HopRequest, request: HTTPRequest, partition: String) throws -> HopExchange? {
+        guard configuration.servesFreshHitsFirst, request.cacheMode == .default, request.destination == nil else {
+            return nil
+        }
+        let cacheRequest = CacheRequest(
+            method: hop.method, url: hop.url, headers: HTTPHeaders(hop.headers), body: hop.body)
+        guard let hit = try store.httpCache.freshHit(cacheRequest, partition: partition),
+            case .data(let body) = hit.body
+        else { return nil }
+        return HopExchange(
+            status: hit.status, httpVersion: "1.1", reasonPhrase: "", headers: hit.headers.fields, requestHeaders: [],
+            refusedCookies: [], body: body, bodyFile: nil, ownsBodyFile: false, cacheOutcome: .hit)
+    }
+
     /// One hop through the store's HTTP cache: the origin closure runs the libcurl transfer and
     /// applies the response's `Set-Cookie` and `Clear-Site-Data`, so that a revalidation (in the
     /// background too) applies them and a hit, which never reaches the origin, does not.

@@ -153,7 +153,9 @@ public final class HTTPClient: Sendable {
                 timeoutMilliseconds: remaining, sink: .memory,
                 followsRedirects: request.followsRedirects, progress: request.progress)
             let result: HopExchange
-            if configuration.usesCache {
+            if configuration.usesCache, let hit = try freshHit(hop, request: request, partition: chain.partition) {
+                result = hit
+            } else if configuration.usesCache {
                 result = try await exchangeThroughCache(
                     hop, context: context, partition: chain.partition, mode: request.cacheMode,
                     wantsFile: request.destination != nil)

@@ -40,6 +40,9 @@ public struct HTTPClientConfiguration: Sendable {
     /// Whether requests go through the store's HTTP cache (`store.httpCache`): stored responses
     /// served, stale ones revalidated, new ones stored. On by default.
     public var usesCache: Bool
+    /// Whether a fresh hit of a plain request is served by `HTTPCache.freshHit` before the
+    /// general path is set up. Tests turn it off to compare both paths; users have no reason to.
+    package var servesFreshHitsFirst = true
 
     /// Creates a configuration; with no arguments, curl's defaults with TLS verification on,
     /// HTTP/2 offered over TLS, and 20 redirects at most.

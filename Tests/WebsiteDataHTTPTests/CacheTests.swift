@@ -439,6 +439,55 @@ func patternBytes(_ n: Int) -> Data {
         #expect(try await f.hits("target", using: client).count == 1)
     }
 
+    /// A client answers fresh hits first (`HTTPCache.freshHit`); one with that turned off takes
+    /// the general path for them. Both must give the same responses, hop by hop.
+    @Test func freshHitsFirstAnswerAsTheGeneralPathDoes() async throws {
+        let clock = ManualClock()
+        let f = try CacheFixture(clock: clock)
+        let store = try f.openStore()
+        let fast = try f.client(store) { $0.acceptLanguage = "en" }
+        let general = try f.client(store) {
+            $0.acceptLanguage = "en"
+            $0.servesFreshHitsFirst = false
+        }
+        let target = "/c?k=target&header=" + q("Cache-Control: max-age=3600")
+        let urls = [
+            f.url("fresh", headers: ["Cache-Control: max-age=3600"]),
+            f.url("short", headers: ["Cache-Control: max-age=30"]),
+            f.url("vary", headers: ["Cache-Control: max-age=3600", "Vary: Accept-Language"]),
+            f.url("validate", headers: ["Cache-Control: max-age=3600, no-cache", "ETag: \"v1\""]),
+            f.url("redirect", headers: ["Cache-Control: max-age=3600", "Location: \(target)"], "status=301"),
+            f.url("large", headers: ["Cache-Control: max-age=3600"], "n=200000"),
+            f.url("cookie", headers: ["Cache-Control: max-age=3600", "Set-Cookie: a=1; Path=/"]),
+        ]
+        for url in urls { _ = try await general.send(HTTPRequest(url: url)) }
+        var hits = 0
+        for step in 0..<3 {
+            for url in urls {
+                // Whatever the fast client served from the cache, the general client serves
+                // alike at the same time (an answer from the origin differs in its echo).
+                let a = try await fast.send(HTTPRequest(url: url))
+                let b = try await general.send(HTTPRequest(url: url))
+                guard a.cacheOutcome == .hit else { continue }
+                hits += 1
+                #expect(b.cacheOutcome == .hit, "\(url) at step \(step)")
+                #expect(a.status == b.status, "\(url) at step \(step)")
+                #expect(a.url == b.url, "\(url) at step \(step)")
+                #expect(a.httpVersion == b.httpVersion, "\(url) at step \(step)")
+                #expect(a.body == b.body, "\(url) at step \(step)")
+                #expect(a.bodyFile == nil && b.bodyFile == nil, "\(url) at step \(step)")
+                #expect(a.headers == b.headers, "\(url) at step \(step)")
+                #expect(a.hops == b.hops, "\(url) at step \(step)")
+            }
+            clock.advance(by: 20)
+        }
+        // fresh, vary, redirect, large and cookie three times; short twice (at 0 and 20 s of its 30).
+        #expect(hits == 17)
+        let fresh = try await fast.send(HTTPRequest(url: urls[0]))
+        #expect(fresh.cacheOutcome == .hit)
+        #expect(try await f.hits("fresh", using: general).count == 1)
+    }
+
     @Test func entriesArePartitionedByTopLevelSite() async throws {
         let f = try CacheFixture()
         let store = try f.openStore()

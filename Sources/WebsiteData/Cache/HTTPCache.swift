@@ -68,11 +68,7 @@ public struct HTTPCache: Sendable {
     package func send(
         _ request: CacheRequest, mode: CacheMode, partition: String, origin: @escaping Origin
     ) async throws -> CachedResponse {
-        let settings =
-            (try? memory.settings())
-            ?? CacheSettings(
-                maxSize: 256 << 20, memoryMaxSize: 32 << 20,
-                storesCookieHeaders: false)
+        let settings = memory.settingsOrDefaults()
         let exchange = CacheExchange(
             cache: self, request: request, mode: mode, partition: partition, settings: settings, origin: origin)
         switch request.normalizedMethod {
@@ -96,6 +92,26 @@ public struct HTTPCache: Sendable {
             throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: url.path])
         }
         return url
+    }
+
+    /// The stored response that answers `request` in `partition`, marked used: the memory
+    /// cache first, then the disk cache (whose entry is then kept in memory too, with the
+    /// options of `settings`). When nothing matched, every stored variant of the requested URL
+    /// in this partition (read by the same query: a miss read the disk twice).
+    func lookup(_ request: CacheRequest, partition: String, settings: () -> CacheSettings) throws -> (
+        entry: CacheEntry?, variants: [CacheEntry]
+    ) {
+        let url = CachePolicy.cacheURL(request.url)
+        let resource = CacheResourceKey(partition: partition, method: "GET", url: url.absoluteString)
+        if let entry = memory.use(resource, for: request) { return (entry, []) }
+        guard disk.isEnabled else { return (nil, memory.entries(for: resource)) }
+        let stored = try disk.entries(for: resource, url: url)
+        guard var entry = stored.first(where: { $0.policy.matches(request) }) else { return (nil, stored) }
+        let settings = settings()
+        entry.policy = entry.policy.with(
+            options: CachePolicy.Options(storesCookieHeaders: settings.storesCookieHeaders))
+        memory.store(entry, mirrorsDisk: true, limit: settings.memoryMaxSize)
+        return (entry, [])
     }
 
     /// Waits until the responses this store object stored are committed to the disk cache.
@@ -202,15 +218,7 @@ private struct CacheExchange: Sendable {
     /// `lookup()`, and when nothing matched, every stored variant of the requested URL in this
     /// partition (read by the same query: a miss read the disk twice).
     func lookupWithVariants() throws -> (entry: CacheEntry?, variants: [CacheEntry]) {
-        let url = CachePolicy.cacheURL(request.url)
-        let resource = CacheResourceKey(partition: partition, method: "GET", url: url.absoluteString)
-        if let entry = cache.memory.use(resource, where: { $0.policy.matches(request) }) { return (entry, []) }
-        guard cache.disk.isEnabled else { return (nil, cache.memory.entries(for: resource)) }
-        let stored = try cache.disk.entries(for: resource, url: url)
-        guard var entry = stored.first(where: { $0.policy.matches(request) }) else { return (nil, stored) }
-        entry.policy = entry.policy.with(options: options)
-        cache.memory.store(entry, mirrorsDisk: true, limit: settings.memoryMaxSize)
-        return (entry, [])
+        try cache.lookup(request, partition: partition, settings: { settings })
     }
 
     /// No stored variant matches the request's `Vary` fields: asks the origin with the entity

@@ -16,15 +16,14 @@ final class HTTPMemoryCache: Sendable {
     /// Background revalidations in flight (`stale-while-revalidate`), by number.
     let background = Locked<BackgroundWork>(BackgroundWork())
 
-    /// Entries are kept by a number of their own: the order of use and the variants of a resource
+    /// Entries are kept in numbered slots: the order of use and the variants of a resource
     /// hold numbers, so a hit hashes its resource's key once; keyed by `CacheEntryKey` (four
     /// strings) the order of use alone hashed it six times, a quarter of a memory-cache hit.
     struct State {
-        var items: [Int: Item] = [:]
+        var items = Slots()
         var numbers: [CacheEntryKey: Int] = [:]
         var variants: [CacheResourceKey: [Int]] = [:]
-        var order = LeastRecentlyUsed<Int>()
-        var nextNumber = 0
+        var order = UseOrder()
         var bytes: Int64 = 0
         var lastSeq: Int64 = 0
         /// What the shared change counter said when the change log was last read.
@@ -87,6 +86,12 @@ final class HTTPMemoryCache: Sendable {
         }
     }
 
+    /// `settings()`, or the defaults when the store cannot be read: a cache that cannot read its
+    /// settings still answers.
+    func settingsOrDefaults() -> CacheSettings {
+        (try? settings()) ?? CacheSettings(maxSize: 256 << 20, memoryMaxSize: 32 << 20, storesCookieHeaders: false)
+    }
+
     /// Forgets the settings read, after this store object changed one.
     func settingsChanged() {
         state.withLock { $0.settings = nil }
@@ -102,29 +107,42 @@ final class HTTPMemoryCache: Sendable {
         }
     }
 
-    /// The most recently stored variant of a resource that `matches`, marked used now. Its
-    /// `diskAccessIsRecorded` says whether the disk entry's last-access time needs no update.
-    func use(_ resource: CacheResourceKey, where matches: (CacheEntry) -> Bool) -> CacheEntry? {
+    /// The most recently stored variant of a resource that answers `request`
+    /// (`CachePolicy.matches`), marked used now. Its `diskAccessIsRecorded` says whether the
+    /// disk entry's last-access time needs no update.
+    func use(_ resource: CacheResourceKey, for request: CacheRequest) -> CacheEntry? {
+        guard let (box, recorded) = useStored(resource, for: request) else { return nil }
+        var entry = box.entry
+        entry.diskAccessIsRecorded = recorded
+        return entry
+    }
+
+    /// `use(_:for:)`, returning the entry where it is kept, and whether the disk entry's
+    /// last-access time needs no update. The entries are read in their boxes, field by field:
+    /// copying an entry's fields (to test it, or to return it) was a tenth of a fresh hit.
+    func useStored(_ resource: CacheResourceKey, for request: CacheRequest) -> (
+        Item.Box, diskAccessIsRecorded: Bool
+    )? {
         let now = clock()
-        return state.withLock { s -> CacheEntry? in
+        return state.withLock { s -> (Item.Box, diskAccessIsRecorded: Bool)? in
             refresh(&s)
             guard let numbers = s.variants[resource] else { return nil }
             var best: (number: Int, item: Item)?
             for number in numbers {
-                guard let item = s.items[number], matches(item.entry) else { continue }
-                if let chosen = best, chosen.item.entry.policy.responseTime >= item.entry.policy.responseTime {
+                guard let item = s.items[number], item.box.entry.policy.matches(request) else { continue }
+                if let chosen = best,
+                    chosen.item.box.entry.policy.responseTime >= item.box.entry.policy.responseTime
+                {
                     continue
                 }
                 best = (number, item)
             }
             guard let (number, item) = best else { return nil }
             s.order.touch(number)
-            var entry = item.entry
             let recorded = now.timeIntervalSince(item.diskAccessRecorded) < Self.diskAccessInterval
-            entry.diskAccessIsRecorded = recorded
             s.items[number]?.lastAccess = now
             if !recorded { s.items[number]?.diskAccessRecorded = now }
-            return entry
+            return (item.box, recorded)
         }
     }
 
@@ -161,12 +179,11 @@ final class HTTPMemoryCache: Sendable {
             }
             // One entry may take at most an eighth of the cache, so that it cannot empty it.
             guard case .inline = entry.body, limit > 0, size <= limit / 8 else { return }
-            let number = s.nextNumber
-            s.nextNumber += 1
             // Storing records the use on disk (a stored or refreshed row has its access time).
-            s.items[number] = Item(
-                box: Item.Box(entry), size: size, mirrorsDisk: mirrorsDisk, created: created, lastAccess: now,
-                diskAccessRecorded: now)
+            let number = s.items.insert(
+                Item(
+                    box: Item.Box(entry), size: size, mirrorsDisk: mirrorsDisk, created: created, lastAccess: now,
+                    diskAccessRecorded: now))
             s.numbers[entry.key] = number
             s.variants[entry.key.resource, default: []].append(number)
             s.order.touch(number)
@@ -301,30 +318,5 @@ extension HTTPMemoryCache: WebsiteDataComponent {
             try database.write(changes: log)
         }
         return counts
-    }
-}
-
-/// Keys in order of use, least recent first: a doubly linked list over a dictionary.
-struct LeastRecentlyUsed<Key: Hashable> {
-    private var links: [Key: (previous: Key?, next: Key?)] = [:]
-    /// The least recently used key.
-    private(set) var leastRecent: Key?
-    private var mostRecent: Key?
-
-    /// Makes `key` the most recently used (adding it when absent).
-    mutating func touch(_ key: Key) {
-        if mostRecent == key { return }
-        remove(key)
-        links[key] = (previous: mostRecent, next: nil)
-        if let last = mostRecent { links[last]?.next = key }
-        mostRecent = key
-        if leastRecent == nil { leastRecent = key }
-    }
-
-    /// Forgets `key`.
-    mutating func remove(_ key: Key) {
-        guard let link = links.removeValue(forKey: key) else { return }
-        if let previous = link.previous { links[previous]?.next = link.next } else { leastRecent = link.next }
-        if let next = link.next { links[next]?.previous = link.previous } else { mostRecent = link.previous }
     }
 }
