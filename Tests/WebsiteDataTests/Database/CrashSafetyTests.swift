@@ -14,13 +14,14 @@ import WebsiteDataTestSupport
 /// On PostgreSQL the same writers are killed and the same rows checked; a killed client's open
 /// transaction is rolled back by the server, and the checks of files are SQLite's alone.
 ///
-/// 20 kills per kind on SQLite, 8 on PostgreSQL (each round there makes and migrates a schema);
-/// `WKSTORE_CRASH_KILLS=200` runs more.
+/// 20 kills per kind on SQLite, 8 on PostgreSQL (each round there makes and migrates a schema),
+/// a third of that under a sanitizer (`TestScale`); `WKSTORE_CRASH_KILLS=200` runs more.
 @Suite(.ownThreads, .bothEngines) struct CrashSafetyTests {
     let dir = TemporaryDirectory()
     static var kills: Int {
         Int(ProcessInfo.processInfo.environment["WKSTORE_CRASH_KILLS"] ?? "")
-            ?? (TestEngine.current == .postgreSQL ? 8 : 20)
+            ?? TestScale.rounds(
+                TestEngine.current == .postgreSQL ? 8 : 20, sanitized: TestEngine.current == .postgreSQL ? 3 : 7)
     }
     static var onSQLite: Bool { TestEngine.current == .sqlite }
 

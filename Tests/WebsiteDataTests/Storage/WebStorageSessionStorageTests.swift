@@ -152,7 +152,7 @@ import WebsiteDataTestSupport
         // Eight writers share commits, as a busy crawler's tasks do.
         let failures = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 8) { writer in
-            for index in 0..<600 {
+            for index in 0..<150 {
                 do { try operator_.localStorage.setItem("key\(writer)-\(index)", "v", origin: other) } catch {
                     failures.withLock { $0 += 1 }
                 }

@@ -286,9 +286,8 @@ import WebsiteDataTestSupport
         return counts
     }
 
-    /// The seeds: four, or one under AddressSanitizer (CI's second pass sets `ASAN_OPTIONS`),
-    /// where each takes about 40 s and the whole pass must leave CI within its 30 minutes.
-    static let seeds: [UInt64] = ProcessInfo.processInfo.environment["ASAN_OPTIONS"] == nil ? [1, 2, 3, 4] : [1]
+    /// The seeds: four, or one under a sanitizer (`TestScale`), where each takes about 35 s.
+    static let seeds: [UInt64] = Array(1...UInt64(TestScale.rounds(4, sanitized: 1)))
 
     @Test(arguments: seeds)
     func theFastPathSendsWhatTheReferenceSends(seed: UInt64) throws {
