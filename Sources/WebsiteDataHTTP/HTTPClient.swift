@@ -153,12 +153,14 @@ public final class HTTPClient: Sendable {
                 timeoutMilliseconds: remaining, sink: .memory,
                 followsRedirects: request.followsRedirects, progress: request.progress)
             let result: HopExchange
-            if configuration.usesCache, let hit = try freshHit(hop, request: request, partition: chain.partition) {
-                result = hit
-            } else if configuration.usesCache {
-                result = try await exchangeThroughCache(
-                    hop, context: context, partition: chain.partition, mode: request.cacheMode,
-                    wantsFile: request.destination != nil)
+            if configuration.usesCache {
+                if let hit = try freshHit(hop, request: request, partition: chain.partition) {
+                    result = hit
+                } else {
+                    result = try await exchangeThroughCache(
+                        hop, context: context, partition: chain.partition, mode: request.cacheMode,
+                        wantsFile: request.destination != nil)
+                }
             } else {
                 if let destination = request.destination { hop.sink = .destination(destination) }
                 let received = try await perform(hop)

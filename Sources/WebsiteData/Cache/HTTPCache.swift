@@ -104,6 +104,14 @@ public struct HTTPCache: Sendable {
         let url = CachePolicy.cacheURL(request.url)
         let resource = CacheResourceKey(partition: partition, method: "GET", url: url.absoluteString)
         if let entry = memory.use(resource, for: request) { return (entry, []) }
+        return try lookupPastMemory(request, resource: resource, url: url, settings: settings)
+    }
+
+    /// `lookup` once the memory cache had no entry for `resource` (the request's, at `url`
+    /// without fragment): the disk cache, or the memory cache's variants when there is no disk.
+    func lookupPastMemory(
+        _ request: CacheRequest, resource: CacheResourceKey, url: URL, settings: () -> CacheSettings
+    ) throws -> (entry: CacheEntry?, variants: [CacheEntry]) {
         guard disk.isEnabled else { return (nil, memory.entries(for: resource)) }
         let stored = try disk.entries(for: resource, url: url)
         guard var entry = stored.first(where: { $0.policy.matches(request) }) else { return (nil, stored) }

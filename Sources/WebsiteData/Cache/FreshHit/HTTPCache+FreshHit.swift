@@ -5,7 +5,8 @@ extension HTTPCache {
     /// response answers, found without the general path's steps; `nil` when the request is not
     /// plain (`FreshHit.isPlain`) or no fresh in-memory body answers it, and the general path must decide.
     ///
-    /// The stored response is looked up as the general path looks it up (`lookup`), so a
+    /// The stored response is looked up as the general path looks it up (the memory cache, then
+    /// `lookupPastMemory`), so a
     /// response read from the disk cache is kept in memory whether or not it is served here.
     /// The use is recorded (order of use, the disk entry's last-access time) before the decision:
     /// a request declined here is then looked up again by the general path, which finds the use
@@ -19,14 +20,16 @@ extension HTTPCache {
     package func freshHit(_ request: CacheRequest, partition: String) throws -> CachedResponse? {
         guard request.method == "GET", request.body == nil, FreshHit.isPlain(request.headers) else { return nil }
         // The memory cache's entry is read where it is kept; a disk-cache entry as `lookup` reads it.
-        let resource = CacheResourceKey(
-            partition: partition, method: "GET", url: CachePolicy.cacheURL(request.url).absoluteString)
+        let url = CachePolicy.cacheURL(request.url)
+        let resource = CacheResourceKey(partition: partition, method: "GET", url: url.absoluteString)
         if let (box, recorded) = memory.useStored(resource, for: request) {
             return serveIfFresh(box, diskAccessIsRecorded: recorded)
         }
-        guard let entry = try lookup(request, partition: partition, settings: memory.settingsOrDefaults).entry else {
-            return nil
-        }
+        guard disk.isEnabled,
+            let entry = try lookupPastMemory(
+                request, resource: resource, url: url, settings: memory.settingsOrDefaults
+            ).entry
+        else { return nil }
         return serveIfFresh(HTTPMemoryCache.Item.Box(entry), diskAccessIsRecorded: entry.diskAccessIsRecorded)
     }
 
