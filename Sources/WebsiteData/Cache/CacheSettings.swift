@@ -65,11 +65,17 @@ struct CacheSettings: Sendable, Hashable {
 
     /// A size: a whole number of bytes, optionally followed by `B`, `KB`, `MB`, `GB` (or `K`,
     /// `M`, `G`, `KiB`, `MiB`, `GiB`), in powers of 1024; case-insensitive.
+    ///
+    /// Read as bytes: every disk-cache write reads the setting in its transaction, and
+    /// Foundation's trimming took a tenth of a write.
     static func byteCount(_ text: String) -> Int64? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        let digits = trimmed.prefix { $0.isASCII && $0.isNumber }
-        guard !digits.isEmpty, let number = Int64(digits) else { return nil }
-        let unit = trimmed.dropFirst(digits.count).trimmingCharacters(in: .whitespaces).lowercased()
+        let blank: (UInt8) -> Bool = { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        var bytes = Substring(text).utf8
+        while let first = bytes.first, blank(first) { bytes.removeFirst() }
+        while let last = bytes.last, blank(last) { bytes.removeLast() }
+        let digits = bytes.prefix { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard !digits.isEmpty, let number = Int64(Substring(digits)) else { return nil }
+        let unit = Substring(bytes.dropFirst(digits.count).drop(while: blank)).lowercased()
         let multiplier: Int64
         switch unit {
         case "", "b": multiplier = 1

@@ -378,18 +378,7 @@ final class HTTPDiskCache: Sendable {
             // itself. The row is one transaction's, so a crash loses it whole or keeps it whole;
             // this object's own reads wait for it (`waitForWritesBehind`).
             let ticket = database.enqueueLoggingWrite(changes: changes, write)
-            behind.withLock { b in
-                b.resources[key.resource, default: 0] += 1
-                b.newestTicket = max(b.newestTicket, ticket)
-            }
-            committer.async { [self] in
-                do { try database.waitForCommit(ticket) } catch { restoreTouched(pending) }
-                deleteFiles(doomed.withLock { $0 })
-                behind.withLock { b in
-                    b.resources[key.resource, default: 1] -= 1
-                    if b.resources[key.resource] == 0 { b.resources[key.resource] = nil }
-                }
-            }
+            writeBehind(Queued(ticket: ticket, resource: key.resource, doomed: doomed, touched: pending))
             return entry
         }
         do {
@@ -412,6 +401,73 @@ final class HTTPDiskCache: Sendable {
         var resources: [CacheResourceKey: Int] = [:]
         /// The newest write's ticket in the store's commit queue.
         var newestTicket: UInt64 = 0
+        /// The rows queued since the last flush, oldest first.
+        var queued: [Queued] = []
+        /// Whether a flush is scheduled for `queued`.
+        var flushScheduled = false
+    }
+
+    /// A row written behind: its write's ticket, and what to do once it is committed.
+    struct Queued {
+        var ticket: UInt64
+        var resource: CacheResourceKey
+        /// Body files of the entries its write replaced or evicted, deleted after the commit.
+        var doomed: Locked<[String]>
+        /// The uses its write persists, given back if it fails.
+        var touched: [Used: Double]
+    }
+
+    /// How long a row written behind may wait for others to share its commit.
+    static let writeBehindDelay: DispatchTimeInterval = .milliseconds(20)
+    /// How many rows written behind are committed at once without waiting for the delay.
+    static let writeBehindBatch = 256
+
+    /// Queues the bookkeeping of a row written behind and makes sure a flush will commit it:
+    /// `writeBehindDelay` after the first row queued since the last flush, or at once when
+    /// `writeBehindBatch` rows are waiting. Why: committing each row as it comes (a wake-up of
+    /// the writer queue and a commit of one or two rows per response) cost twice a loopback
+    /// request's CPU; rows that wait share one commit, which writes each page of the table and
+    /// its indexes once.
+    private func writeBehind(_ row: Queued) {
+        enum Flush { case scheduled, now, afterTheDelay }
+        let flush = behind.withLock { b -> Flush in
+            b.resources[row.resource, default: 0] += 1
+            b.newestTicket = max(b.newestTicket, row.ticket)
+            b.queued.append(row)
+            if b.queued.count == Self.writeBehindBatch { return .now }
+            if b.flushScheduled { return .scheduled }
+            b.flushScheduled = true
+            return .afterTheDelay
+        }
+        switch flush {
+        case .scheduled: return
+        case .now: committer.async { [self] in flushWritesBehind() }
+        case .afterTheDelay:
+            committer.asyncAfter(deadline: .now() + Self.writeBehindDelay) { [self] in flushWritesBehind() }
+        }
+    }
+
+    /// Commits the rows queued so far (leading the commit unless another writer already did),
+    /// then deletes their doomed files and forgets them; a failed row's uses are kept for the
+    /// next write.
+    private func flushWritesBehind() {
+        let rows = behind.withLock { b in
+            let rows = b.queued
+            b.queued = []
+            b.flushScheduled = false
+            return rows
+        }
+        for row in rows {
+            // The first wait commits every row; the others find theirs committed and take its error.
+            do { try database.waitForCommit(row.ticket) } catch { restoreTouched(row.touched) }
+            deleteFiles(row.doomed.withLock { $0 })
+        }
+        behind.withLock { b in
+            for row in rows {
+                b.resources[row.resource, default: 1] -= 1
+                if b.resources[row.resource] == 0 { b.resources[row.resource] = nil }
+            }
+        }
     }
 
     /// Waits until every row this object wrote behind is committed (leading the commit when

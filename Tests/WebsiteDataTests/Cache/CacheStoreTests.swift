@@ -673,3 +673,17 @@ extension CachedResponse {
         #expect(try await store.dataRecords(ofTypes: [.diskCache]).isEmpty)
     }
 }
+
+/// The size settings' syntax, read as the cache reads it at every write.
+@Suite struct CacheSizeSettingTests {
+    @Test func sizesAreWholeNumbersWithAnOptionalUnitInPowersOf1024() {
+        #expect(CacheSettings.byteCount("350KB") == 358_400)
+        #expect(CacheSettings.byteCount(" \t1 GiB ") == 1 << 30)
+        #expect(CacheSettings.byteCount("12") == 12)
+        #expect(CacheSettings.byteCount("7b") == 7)
+        #expect(CacheSettings.byteCount("3m") == 3 << 20)
+        for bad in ["", "  ", "MB", "1.5GB", "-1", "10 TB", "9223372036854775807G", "1 2"] {
+            #expect(CacheSettings.byteCount(bad) == nil, "\(bad)")
+        }
+    }
+}
