@@ -91,7 +91,7 @@ public final class HTTPClient: Sendable {
     ///   unwritable body file, or nothing stored in the `.onlyIfCached` mode; a `StoreError`
     ///   when the store cannot commit; `CancellationError` when the task is cancelled.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
-        guard let scheme = request.url.scheme?.lowercased(), scheme == "http" || scheme == "https",
+        guard let scheme = Site.lowercasedScheme(of: request.url), scheme == "http" || scheme == "https",
             Site.canonicalHost(of: request.url) != nil
         else {
             throw HTTPClientError(

@@ -114,7 +114,8 @@ public struct HTTPCache: Sendable {
     ) throws -> (entry: CacheEntry?, variants: [CacheEntry]) {
         guard disk.isEnabled else { return (nil, memory.entries(for: resource)) }
         let stored = try disk.entries(for: resource, url: url)
-        guard var entry = stored.first(where: { $0.policy.matches(request) }) else { return (nil, stored) }
+        // Every entry read has the resource's URL.
+        guard var entry = stored.first(where: { $0.policy.matchesVariant(of: request) }) else { return (nil, stored) }
         let settings = settings()
         entry.policy = entry.policy.with(
             options: CachePolicy.Options(storesCookieHeaders: settings.storesCookieHeaders))

@@ -111,7 +111,7 @@ final class HTTPMemoryCache: Sendable {
     /// (`CachePolicy.matches`), marked used now. Its `diskAccessIsRecorded` says whether the
     /// disk entry's last-access time needs no update.
     func use(_ resource: CacheResourceKey, for request: CacheRequest) -> CacheEntry? {
-        guard let (box, recorded) = useStored(resource, for: request) else { return nil }
+        guard let (box, recorded) = useStored(resource, for: request, at: clock()) else { return nil }
         var entry = box.entry
         entry.diskAccessIsRecorded = recorded
         return entry
@@ -120,16 +120,16 @@ final class HTTPMemoryCache: Sendable {
     /// `use(_:for:)`, returning the entry where it is kept, and whether the disk entry's
     /// last-access time needs no update. The entries are read in their boxes, field by field:
     /// copying an entry's fields (to test it, or to return it) was a tenth of a fresh hit.
-    func useStored(_ resource: CacheResourceKey, for request: CacheRequest) -> (
+    func useStored(_ resource: CacheResourceKey, for request: CacheRequest, at now: Date) -> (
         Item.Box, diskAccessIsRecorded: Bool
     )? {
-        let now = clock()
-        return state.withLock { s -> (Item.Box, diskAccessIsRecorded: Bool)? in
+        state.withLock { s -> (Item.Box, diskAccessIsRecorded: Bool)? in
             refresh(&s)
             guard let numbers = s.variants[resource] else { return nil }
             var best: (number: Int, item: Item)?
             for number in numbers {
-                guard let item = s.items[number], item.box.entry.policy.matches(request) else { continue }
+                // Every variant has the resource's URL.
+                guard let item = s.items[number], item.box.entry.policy.matchesVariant(of: request) else { continue }
                 if let chosen = best,
                     chosen.item.box.entry.policy.responseTime >= item.box.entry.policy.responseTime
                 {

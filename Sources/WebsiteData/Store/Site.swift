@@ -13,7 +13,7 @@ public enum Site {
 
     /// The display name for a URL, or `nil` when it has no host and is not a `file:` URL.
     public static func displayName(for url: URL) -> String? {
-        if url.scheme?.lowercased() == "file" { return localFilesDisplayName }
+        if lowercasedScheme(of: url) == "file" { return localFilesDisplayName }
         guard let host = canonicalHost(of: url) else { return nil }
         return displayName(forHost: host)
     }
@@ -71,6 +71,25 @@ public enum Site {
         withRequestBytes(of: url) { host, _, _ in String(decoding: host, as: UTF8.self) }
             ?? foundationCanonicalHost(of: url)
     }
+
+    /// The URL's scheme in lower case, read from its string's bytes, the common schemes
+    /// without making a string: `URL.scheme` makes one, which `lowercased()` copies, and every
+    /// request asks for its URL's scheme two or three times.
+    package static func lowercasedScheme(of url: URL) -> String? {
+        guard url.baseURL == nil else { return url.scheme?.lowercased() }
+        var string = url.relativeString
+        let known = string.withUTF8 { bytes -> String? in
+            guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return nil }
+            let scheme = UnsafeBufferPointer(rebasing: bytes[..<colon])
+            return knownSchemes.first { equalsIgnoringASCIICase(scheme, $0.bytes) }?.name
+        }
+        return known ?? url.scheme?.lowercased()
+    }
+
+    /// The schemes `lowercasedScheme(of:)` names without making a string.
+    private static let knownSchemes: [(bytes: StaticString, name: String)] = [
+        ("http", "http"), ("https", "https"), ("file", "file"), ("ws", "ws"), ("wss", "wss"),
+    ]
 
     /// `canonicalHost(of:)` through `URL`'s own accessors.
     static func foundationCanonicalHost(of url: URL) -> String? {
@@ -321,10 +340,12 @@ public struct SchemefulSite: Hashable, Sendable, CustomStringConvertible {
 
     /// The schemeful site of a URL or origin, or `nil` when the URL has no host.
     public init?(_ url: URL) {
-        var scheme = url.scheme?.lowercased() ?? ""
+        var scheme = Site.lowercasedScheme(of: url) ?? ""
+        let site =
+            scheme == "file" ? Site.localFilesDisplayName : Site.canonicalHost(of: url).map(Site.displayName(forHost:))
+        guard let site else { return nil }
         if scheme == "wss" { scheme = "https" }
         if scheme == "ws" { scheme = "http" }
-        guard let site = Site.displayName(for: url) else { return nil }
         self.scheme = scheme
         self.site = site
     }

@@ -22,24 +22,27 @@ extension HTTPCache {
         // The memory cache's entry is read where it is kept; a disk-cache entry as `lookup` reads it.
         let url = CachePolicy.cacheURL(request.url)
         let resource = CacheResourceKey(partition: partition, method: "GET", url: url.absoluteString)
-        if let (box, recorded) = memory.useStored(resource, for: request) {
-            return serveIfFresh(box, diskAccessIsRecorded: recorded)
+        let now = clock()
+        if let (box, recorded) = memory.useStored(resource, for: request, at: now) {
+            return serveIfFresh(box, diskAccessIsRecorded: recorded, at: now)
         }
         guard disk.isEnabled,
             let entry = try lookupPastMemory(
                 request, resource: resource, url: url, settings: memory.settingsOrDefaults
             ).entry
         else { return nil }
-        return serveIfFresh(HTTPMemoryCache.Item.Box(entry), diskAccessIsRecorded: entry.diskAccessIsRecorded)
+        return serveIfFresh(HTTPMemoryCache.Item.Box(entry), diskAccessIsRecorded: entry.diskAccessIsRecorded, at: now)
     }
 
-    /// The response for a stored entry used now when it is fresh, its body in memory and no
-    /// validation required; `nil` otherwise. The use is recorded on disk either way. The entry
+    /// The response for a stored entry used at `now` (the time its use was recorded, read
+    /// once) when it is fresh, its body in memory and no validation required; `nil` otherwise. The use is recorded on disk either way. The entry
     /// is read in its box, field by field: a copy of the whole entry was a twentieth of a hit.
-    private func serveIfFresh(_ box: HTTPMemoryCache.Item.Box, diskAccessIsRecorded: Bool) -> CachedResponse? {
+    private func serveIfFresh(_ box: HTTPMemoryCache.Item.Box, diskAccessIsRecorded: Bool, at now: Date)
+        -> CachedResponse?
+    {
         if disk.isEnabled, !diskAccessIsRecorded { disk.touch(box.entry.diskID, key: box.entry.key) }
         guard case .inline(let body) = box.entry.body, !box.entry.policy.requiresValidation else { return nil }
-        let age = box.entry.policy.age(at: clock())
+        let age = box.entry.policy.age(at: now)
         guard box.entry.policy.freshnessLifetime > age else { return nil }
         return CachedResponse(
             status: box.entry.policy.status, headers: box.entry.policy.responseHeaders(age: age), body: .data(body),
