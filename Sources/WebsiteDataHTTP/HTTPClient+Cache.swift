@@ -8,27 +8,43 @@ extension HTTPClient {
     public static let inMemoryBodyLimit = 1 << 20
 
     /// A hop answered by a fresh stored response (`HTTPCache.freshHit`), as `exchangeThroughCache`
-    /// would answer it, without setting up what a transfer needs; `nil` when the general path must.
-    func freshHit(_ hop: HopRequest, request: HTTPRequest, partition: String) throws -> HopExchange? {
+    /// would answer it, without setting up what a transfer needs; declined, with what the
+    /// cache's lookup found, when the general path must.
+    func freshHit(_ hop: HopRequest, request: HTTPRequest, partition: String) throws -> FreshHitResult {
         guard configuration.servesFreshHitsFirst, request.cacheMode == .default, request.destination == nil else {
-            return nil
+            return .declined(lookedUp: nil)
         }
         let cacheRequest = CacheRequest(
             method: hop.method, url: hop.url, headers: HTTPHeaders(hop.headers), body: hop.body)
-        guard let hit = try store.httpCache.freshHit(cacheRequest, partition: partition),
-            case .data(let body) = hit.body
-        else { return nil }
-        return HopExchange(
-            status: hit.status, httpVersion: "1.1", reasonPhrase: "", headers: hit.headers.fields, requestHeaders: [],
-            refusedCookies: [], body: body, bodyFile: nil, ownsBodyFile: false, cacheOutcome: .hit)
+        switch try store.httpCache.freshHit(cacheRequest, partition: partition) {
+        case .declined(let lookedUp):
+            return .declined(lookedUp: lookedUp)
+        case .served(let hit):
+            // A hit's body is in memory (`.inline`): the fast path serves no other.
+            guard case .data(let body) = hit.body else { return .declined(lookedUp: nil) }
+            return .served(
+                HopExchange(
+                    status: hit.status, httpVersion: "1.1", reasonPhrase: "", headers: hit.headers.fields,
+                    requestHeaders: [], refusedCookies: [], body: body, bodyFile: nil, ownsBodyFile: false,
+                    cacheOutcome: .hit))
+        }
+    }
+
+    /// What `freshHit` did with a hop: answered it, or left it to `exchangeThroughCache` with
+    /// what its lookup found.
+    enum FreshHitResult {
+        case served(HopExchange)
+        case declined(lookedUp: HTTPCache.Lookup?)
     }
 
     /// One hop through the store's HTTP cache: the origin closure runs the libcurl transfer and
     /// applies the response's `Set-Cookie` and `Clear-Site-Data`, so that a revalidation (in the
     /// background too) applies them and a hit, which never reaches the origin, does not.
+    ///
+    /// - Parameter lookedUp: what `freshHit` found when it declined the hop.
     func exchangeThroughCache(
         _ hop: HopRequest, context: CookieRequestContext, partition: String, mode: CacheMode,
-        wantsFile: Bool
+        wantsFile: Bool, lookedUp: HTTPCache.Lookup? = nil
     ) async throws -> HopExchange {
         let cache = store.httpCache
         let state = CacheExchangeState()
@@ -68,7 +84,8 @@ extension HTTPClient {
             body: hop.body)
         let cached: CachedResponse
         do {
-            cached = try await cache.send(request, mode: mode, partition: partition, origin: origin)
+            cached = try await cache.send(
+                request, mode: mode, partition: partition, lookedUp: lookedUp, origin: origin)
         } catch {
             state.markReturned()
             throw error

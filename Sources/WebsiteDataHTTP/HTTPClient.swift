@@ -154,12 +154,13 @@ public final class HTTPClient: Sendable {
                 followsRedirects: request.followsRedirects, progress: request.progress)
             let result: HopExchange
             if configuration.usesCache {
-                if let hit = try freshHit(hop, request: request, partition: chain.partition) {
+                switch try freshHit(hop, request: request, partition: chain.partition) {
+                case .served(let hit):
                     result = hit
-                } else {
+                case .declined(let lookedUp):
                     result = try await exchangeThroughCache(
                         hop, context: context, partition: chain.partition, mode: request.cacheMode,
-                        wantsFile: request.destination != nil)
+                        wantsFile: request.destination != nil, lookedUp: lookedUp)
                 }
             } else {
                 if let destination = request.destination { hop.sink = .destination(destination) }

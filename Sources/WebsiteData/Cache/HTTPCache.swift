@@ -65,12 +65,17 @@ public struct HTTPCache: Sendable {
 
     /// `send(_:mode:topLevelSite:origin:)` with the partition (`CacheEntryKey.partition`) given
     /// by a client that knows it already.
+    ///
+    /// - Parameter lookedUp: what `freshHit(_:partition:)` found for this request when it
+    ///   declined it (its use recorded), so that the exchange does not look it up again.
     package func send(
-        _ request: CacheRequest, mode: CacheMode, partition: String, origin: @escaping Origin
+        _ request: CacheRequest, mode: CacheMode, partition: String, lookedUp: Lookup? = nil,
+        origin: @escaping Origin
     ) async throws -> CachedResponse {
         let settings = memory.settingsOrDefaults()
         let exchange = CacheExchange(
-            cache: self, request: request, mode: mode, partition: partition, settings: settings, origin: origin)
+            cache: self, request: request, mode: mode, partition: partition, settings: settings,
+            lookedUp: lookedUp, origin: origin)
         switch request.normalizedMethod {
         case "GET", "HEAD": return try await exchange.retrieve()
         case "OPTIONS", "TRACE", "CONNECT": return try await exchange.forward()
@@ -94,16 +99,22 @@ public struct HTTPCache: Sendable {
         return url
     }
 
+    /// What a lookup found: the stored response that answers the request, or, when none does,
+    /// every stored variant of its URL in its partition. Opaque outside the cache: the client
+    /// only hands it from `freshHit` to `send`.
+    package struct Lookup: Sendable {
+        let entry: CacheEntry?
+        let variants: [CacheEntry]
+    }
+
     /// The stored response that answers `request` in `partition`, marked used: the memory
     /// cache first, then the disk cache (whose entry is then kept in memory too, with the
     /// options of `settings`). When nothing matched, every stored variant of the requested URL
     /// in this partition (read by the same query: a miss read the disk twice).
-    func lookup(_ request: CacheRequest, partition: String, settings: () -> CacheSettings) throws -> (
-        entry: CacheEntry?, variants: [CacheEntry]
-    ) {
+    func lookup(_ request: CacheRequest, partition: String, settings: () -> CacheSettings) throws -> Lookup {
         let url = CachePolicy.cacheURL(request.url)
         let resource = CacheResourceKey(partition: partition, method: "GET", url: url.absoluteString)
-        if let entry = memory.use(resource, for: request) { return (entry, []) }
+        if let entry = memory.use(resource, for: request) { return Lookup(entry: entry, variants: []) }
         return try lookupPastMemory(request, resource: resource, url: url, settings: settings)
     }
 
@@ -111,16 +122,18 @@ public struct HTTPCache: Sendable {
     /// without fragment): the disk cache, or the memory cache's variants when there is no disk.
     func lookupPastMemory(
         _ request: CacheRequest, resource: CacheResourceKey, url: URL, settings: () -> CacheSettings
-    ) throws -> (entry: CacheEntry?, variants: [CacheEntry]) {
-        guard disk.isEnabled else { return (nil, memory.entries(for: resource)) }
+    ) throws -> Lookup {
+        guard disk.isEnabled else { return Lookup(entry: nil, variants: memory.entries(for: resource)) }
         let stored = try disk.entries(for: resource, url: url)
         // Every entry read has the resource's URL.
-        guard var entry = stored.first(where: { $0.policy.matchesVariant(of: request) }) else { return (nil, stored) }
+        guard var entry = stored.first(where: { $0.policy.matchesVariant(of: request) }) else {
+            return Lookup(entry: nil, variants: stored)
+        }
         let settings = settings()
         entry.policy = entry.policy.with(
             options: CachePolicy.Options(storesCookieHeaders: settings.storesCookieHeaders))
         memory.store(entry, mirrorsDisk: true, limit: settings.memoryMaxSize)
-        return (entry, [])
+        return Lookup(entry: entry, variants: [])
     }
 
     /// Waits until the responses this store object stored are committed to the disk cache.
@@ -156,6 +169,8 @@ private struct CacheExchange: Sendable {
     let mode: CacheMode
     let partition: String
     let settings: CacheSettings
+    /// The fast path's lookup of this request, when it declined it: the first lookup's answer.
+    let lookedUp: HTTPCache.Lookup?
     let origin: HTTPCache.Origin
 
     var options: CachePolicy.Options { CachePolicy.Options(storesCookieHeaders: settings.storesCookieHeaders) }
@@ -183,7 +198,8 @@ private struct CacheExchange: Sendable {
             return try await fetch(storing: true, replacing: mode == .reload ? try lookup() : nil)
         }
         let onlyIfCached = mode == .onlyIfCached || control.contains("only-if-cached")
-        let (found, variants) = try lookupWithVariants()
+        let lookup = try lookedUp ?? lookupWithVariants()
+        let (found, variants) = (lookup.entry, lookup.variants)
         guard let entry = found else {
             if onlyIfCached { return Self.gatewayTimeout() }
             if method == "GET", mode != .noCache, !isCallerConditional, byteRange == nil {
@@ -226,7 +242,7 @@ private struct CacheExchange: Sendable {
 
     /// `lookup()`, and when nothing matched, every stored variant of the requested URL in this
     /// partition (read by the same query: a miss read the disk twice).
-    func lookupWithVariants() throws -> (entry: CacheEntry?, variants: [CacheEntry]) {
+    func lookupWithVariants() throws -> HTTPCache.Lookup {
         try cache.lookup(request, partition: partition, settings: { settings })
     }
 

@@ -65,6 +65,7 @@ import WebsiteDataTestSupport
             }
         }
         var answered = 0
+        var handedOver = 0
         for step in 0..<1_000 {
             if step % 250 == 249 {
                 // A new store object: its first uses read the disk cache.
@@ -82,11 +83,26 @@ import WebsiteDataTestSupport
             let request = CacheRequest(method: method, url: url, headers: headers)
             let partition = CacheEntryKey.partition(topLevelSite: topLevel, url: url)
 
-            let fast = try store.httpCache.freshHit(request, partition: partition)
-            let general = try await store.httpCache.send(request, mode: .default, partition: partition, origin: origin)
+            let answer = try store.httpCache.freshHit(request, partition: partition)
+            // A declined request's lookup goes to the general path, as `HTTPClient` gives it, on
+            // every other step; on the others the general path looks the request up itself.
+            var lookedUp: HTTPCache.Lookup?
+            if case .declined(let found) = answer, step % 2 == 0 { lookedUp = found }
+            if let lookedUp {
+                // What the general path would have found itself (a second use changes nothing it reads).
+                let own = try store.httpCache.lookup(request, partition: partition) {
+                    store.httpCache.memory.settingsOrDefaults()
+                }
+                #expect(lookedUp.entry?.key == own.entry?.key, "\(url) at step \(step)")
+                #expect(lookedUp.entry?.policy.responseTime == own.entry?.policy.responseTime, "\(url) at step \(step)")
+                #expect(lookedUp.variants.map(\.key) == own.variants.map(\.key), "\(url) at step \(step)")
+                handedOver += 1
+            }
+            let general = try await store.httpCache.send(
+                request, mode: .default, partition: partition, lookedUp: lookedUp, origin: origin)
             let generalBody = try general.bytes()
             let plain = method == "GET" && FreshHit.isPlain(headers)
-            if let fast {
+            if case .served(let fast) = answer {
                 answered += 1
                 #expect(plain, "the fast path answered \(method) \(url) with \(headers)")
                 #expect(general.outcome == .hit, "\(url) at step \(step)")
@@ -102,6 +118,7 @@ import WebsiteDataTestSupport
         await store.httpCache.waitForBackgroundRevalidations()
         // Most plain requests are for fresh resources: the fast path must have answered many.
         #expect(answered > 60, "the fast path answered \(answered) requests")
+        #expect(handedOver > 60, "the fast path handed over \(handedOver) lookups")
     }
 
     @Test func aNonPersistentStoreAnswersFromMemory() async throws {
@@ -111,11 +128,20 @@ import WebsiteDataTestSupport
         _ = try await store.httpCache.send(CacheRequest(url: url), origin: origin)
         clock.advance(10)
         let partition = CacheEntryKey.partition(topLevelSite: nil, url: url)
-        let fast = try #require(try store.httpCache.freshHit(CacheRequest(url: url), partition: partition))
+        guard case .served(let fast) = try store.httpCache.freshHit(CacheRequest(url: url), partition: partition) else {
+            Issue.record("a fresh response in memory was not served")
+            return
+        }
         #expect(fast.outcome == .hit)
         #expect(fast.headers["Age"] == "10")
         #expect(try fast.bytes().count == 100)
         clock.advance(3600)
-        #expect(try store.httpCache.freshHit(CacheRequest(url: url), partition: partition) == nil)
+        guard case .declined(let lookedUp) = try store.httpCache.freshHit(CacheRequest(url: url), partition: partition)
+        else {
+            Issue.record("a stale response was served")
+            return
+        }
+        // The stale entry found, handed to the general path.
+        #expect(lookedUp?.entry?.key.url == url.absoluteString)
     }
 }
