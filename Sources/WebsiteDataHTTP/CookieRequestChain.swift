@@ -13,7 +13,11 @@ public struct CookieRequestChain: Sendable {
     public let topLevelSite: URL?
     /// Whether the request is a navigation.
     public let isNavigation: Bool
-    private var sites: [SchemefulSite?] = []
+    /// The first hop's site, once there is one.
+    private var firstSite: SchemefulSite??
+    /// Whether every hop so far has `firstSite`'s site: then each hop is same-site with all the
+    /// others, without keeping their sites (an array of them was an allocation per request).
+    private var hopsShareOneSite = true
     /// The schemeful site of `topLevelSite`, once.
     private let topLevelSchemefulSite: SchemefulSite?
     /// The cache partition of the last hop (its top-level site's), from the sites already
@@ -39,8 +43,12 @@ public struct CookieRequestChain: Sendable {
     /// - Returns: the context to read the hop's `Cookie` header and store its `Set-Cookie` fields with.
     public mutating func next(_ url: URL, method: String) -> CookieRequestContext {
         let site = SchemefulSite(url)
-        sites.append(site)
-        let chainIsSameSite = sites.allSatisfy { $0 == site }
+        if let firstSite {
+            hopsShareOneSite = hopsShareOneSite && firstSite == site
+        } else {
+            firstSite = .some(site)
+        }
+        let chainIsSameSite = hopsShareOneSite
         if isNavigation {
             partition = CacheEntryKey.partition(site)
             let initiatorIsSameSite = topLevelSite == nil || topLevelSchemefulSite == site
