@@ -424,10 +424,9 @@ final class HTTPDiskCache: Sendable {
 
     /// Queues the bookkeeping of a row written behind and makes sure a flush will commit it:
     /// `writeBehindDelay` after the first row queued since the last flush, or at once when
-    /// `writeBehindBatch` rows are waiting. Why: committing each row as it comes (a wake-up of
-    /// the writer queue and a commit of one or two rows per response) cost twice a loopback
-    /// request's CPU; rows that wait share one commit, which writes each page of the table and
-    /// its indexes once.
+    /// `writeBehindBatch` rows are waiting. Why: committed as each row came, a commit held one or
+    /// two rows, woke the writer queue for each, and wrote the same pages of the table's indexes
+    /// again for every row; rows that wait share one commit, which writes each page once.
     private func writeBehind(_ row: Queued) {
         enum Flush { case scheduled, now, afterTheDelay }
         let flush = behind.withLock { b -> Flush in

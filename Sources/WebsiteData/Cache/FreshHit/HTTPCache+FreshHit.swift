@@ -14,7 +14,8 @@ extension HTTPCache {
 
     /// The answer `send(_:mode:partition:origin:)` gives a plain request that a fresh stored
     /// response answers, found without the general path's steps; declined when the request is
-    /// not plain (`FreshHit.isPlain`) or no fresh in-memory body answers it, and the general path must decide.
+    /// not plain (`FreshHit.isPlain`) or no fresh in-memory body answers it, and the general
+    /// path must decide.
     ///
     /// The stored response is looked up as the general path looks it up (the memory cache, then
     /// `lookupPastMemory`), so a response read from the disk cache is kept in memory whether or
@@ -56,8 +57,8 @@ extension HTTPCache {
 
     /// The response for a stored entry used at `now` (the time its use was recorded, read
     /// once) when it is fresh, its body in memory and no validation required; `nil` otherwise.
-    /// The use is recorded on disk either way. The entry
-    /// is read in its box, field by field: a copy of the whole entry was a twentieth of a hit.
+    /// The use is recorded on disk either way. The entry is read in its box, field by field: a
+    /// copy of the whole entry was a twentieth of a hit.
     private func serveIfFresh(_ box: HTTPMemoryCache.Item.Box, diskAccessIsRecorded: Bool, at now: Date)
         -> CachedResponse?
     {
