@@ -108,8 +108,8 @@ final class HTTPMemoryCache: Sendable {
     }
 
     /// The most recently stored variant of a resource that answers `request`
-    /// (`CachePolicy.matches`), marked used now. Its `diskAccessIsRecorded` says whether the
-    /// disk entry's last-access time needs no update.
+    /// (`CachePolicy.matchesVariant`: every variant has its URL), marked used now. Its
+    /// `diskAccessIsRecorded` says whether the disk entry's last-access time needs no update.
     func use(_ resource: CacheResourceKey, for request: CacheRequest) -> CacheEntry? {
         guard let (box, recorded) = useStored(resource, for: request, at: clock()) else { return nil }
         var entry = box.entry
