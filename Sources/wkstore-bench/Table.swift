@@ -136,6 +136,13 @@ func median(_ values: [Double]) -> Double {
         ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
+/// The value at fraction `p` (0.5 the median, 0.99 the 99th percentile) of values sorted in
+/// ascending order, by the nearest rank below; `nan` for none.
+func percentile(_ sorted: [Double], _ p: Double) -> Double {
+    guard !sorted.isEmpty else { return .nan }
+    return sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))]
+}
+
 /// Progress lines on standard error, so standard output holds only the tables.
 func progress(_ text: String) {
     FileHandle.standardError.write(Data(("  .. " + text + "\n").utf8))

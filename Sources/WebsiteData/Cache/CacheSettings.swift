@@ -30,6 +30,9 @@ struct CacheSettings: Sendable, Hashable {
     var memoryMaxSize: Int64
     var storesCookieHeaders: Bool
 
+    /// The options of the policies the cache serves under these settings.
+    var policyOptions: CachePolicy.Options { CachePolicy.Options(storesCookieHeaders: storesCookieHeaders) }
+
     static let keys = [
         StoreSetting.cacheMaxSize.key, StoreSetting.memoryCacheMaxSize.key, StoreSetting.cacheStoresCookieHeaders.key,
     ]

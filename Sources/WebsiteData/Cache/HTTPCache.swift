@@ -130,8 +130,7 @@ public struct HTTPCache: Sendable {
             return Lookup(entry: nil, variants: stored)
         }
         let settings = settings()
-        entry.policy = entry.policy.with(
-            options: CachePolicy.Options(storesCookieHeaders: settings.storesCookieHeaders))
+        entry.policy = entry.policy.with(options: settings.policyOptions)
         memory.store(entry, mirrorsDisk: true, limit: settings.memoryMaxSize)
         return Lookup(entry: entry, variants: [])
     }
@@ -173,7 +172,7 @@ private struct CacheExchange: Sendable {
     let lookedUp: HTTPCache.Lookup?
     let origin: HTTPCache.Origin
 
-    var options: CachePolicy.Options { CachePolicy.Options(storesCookieHeaders: settings.storesCookieHeaders) }
+    var options: CachePolicy.Options { settings.policyOptions }
     var method: String { request.normalizedMethod }
     var now: Date { cache.clock() }
     var urlKey: String { CachePolicy.cacheURL(request.url).absoluteString }
@@ -199,11 +198,10 @@ private struct CacheExchange: Sendable {
         }
         let onlyIfCached = mode == .onlyIfCached || control.contains("only-if-cached")
         let lookup = try lookedUp ?? lookupWithVariants()
-        let (found, variants) = (lookup.entry, lookup.variants)
-        guard let entry = found else {
+        guard let entry = lookup.entry else {
             if onlyIfCached { return Self.gatewayTimeout() }
             if method == "GET", mode != .noCache, !isCallerConditional, byteRange == nil {
-                let others = variants.filter { $0.policy.headers.contains("ETag") }
+                let others = lookup.variants.filter { $0.policy.headers.contains("ETag") }
                 if !others.isEmpty { return try await validateVariants(others) }
             }
             return try await fetch(storing: true)

@@ -409,12 +409,12 @@ final class HTTPDiskCache: Sendable {
 
     /// A row written behind: its write's ticket, and what to do once it is committed.
     struct Queued {
-        var ticket: UInt64
-        var resource: CacheResourceKey
+        let ticket: UInt64
+        let resource: CacheResourceKey
         /// Body files of the entries its write replaced or evicted, deleted after the commit.
-        var doomed: Locked<[String]>
+        let doomed: Locked<[String]>
         /// The uses its write persists, given back if it fails.
-        var touched: [Used: Double]
+        let touched: [Used: Double]
     }
 
     /// How long a row written behind may wait for others to share its commit.
