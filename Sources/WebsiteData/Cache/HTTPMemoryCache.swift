@@ -21,8 +21,8 @@ final class HTTPMemoryCache: Sendable {
     /// strings) the order of use alone hashed it six times, a quarter of a memory-cache hit.
     struct State {
         var items = Slots()
-        var numbers: [CacheEntryKey: Int] = [:]
-        var variants: [CacheResourceKey: [Int]] = [:]
+        var numbers: [HashedKey<CacheEntryKey>: Int] = [:]
+        var variants: [HashedKey<CacheResourceKey>: [Int]] = [:]
         var order = UseOrder()
         var bytes: Int64 = 0
         var lastSeq: Int64 = 0
@@ -123,7 +123,8 @@ final class HTTPMemoryCache: Sendable {
     func useStored(_ resource: CacheResourceKey, for request: CacheRequest, at now: Date) -> (
         Item.Box, diskAccessIsRecorded: Bool
     )? {
-        state.withLock { s -> (Item.Box, diskAccessIsRecorded: Bool)? in
+        let resource = HashedKey(resource)
+        return state.withLock { s -> (Item.Box, diskAccessIsRecorded: Bool)? in
             refresh(&s)
             guard let numbers = s.variants[resource] else { return nil }
             var best: (number: Int, item: Item)?
@@ -147,7 +148,7 @@ final class HTTPMemoryCache: Sendable {
     }
 
     private static func variants(of resource: CacheResourceKey, _ s: State) -> [Item] {
-        (s.variants[resource] ?? []).compactMap { s.items[$0] }.sorted {
+        (s.variants[HashedKey(resource)] ?? []).compactMap { s.items[$0] }.sorted {
             $0.entry.policy.responseTime > $1.entry.policy.responseTime
         }
     }
@@ -171,11 +172,15 @@ final class HTTPMemoryCache: Sendable {
     func store(_ entry: CacheEntry, mirrorsDisk: Bool, limit: Int64) {
         let size = entry.size
         let now = clock()
+        let key = HashedKey(entry.key)
+        let resource = HashedKey(entry.key.resource)
         state.withLock { s in
             refresh(&s)
-            let created = s.numbers[entry.key].flatMap { s.items[$0]?.created } ?? now
-            for number in s.variants[entry.key.resource] ?? [] {
-                if let key = s.items[number]?.entry.key, entry.key.supersedes(variant: key.variant) { remove(key, &s) }
+            let created = s.numbers[key].flatMap { s.items[$0]?.created } ?? now
+            for number in s.variants[resource] ?? [] {
+                if let stored = s.items[number]?.entry.key, entry.key.supersedes(variant: stored.variant) {
+                    remove(stored, &s)
+                }
             }
             // One entry may take at most an eighth of the cache, so that it cannot empty it.
             guard case .inline = entry.body, limit > 0, size <= limit / 8 else { return }
@@ -184,12 +189,12 @@ final class HTTPMemoryCache: Sendable {
                 Item(
                     box: Item.Box(entry), size: size, mirrorsDisk: mirrorsDisk, created: created, lastAccess: now,
                     diskAccessRecorded: now))
-            s.numbers[entry.key] = number
-            s.variants[entry.key.resource, default: []].append(number)
+            s.numbers[key] = number
+            s.variants[resource, default: []].append(number)
             s.order.touch(number)
             s.bytes += size
-            while s.bytes > limit, let oldest = s.order.leastRecent, let key = s.items[oldest]?.entry.key {
-                remove(key, &s)
+            while s.bytes > limit, let oldest = s.order.leastRecent, let oldestKey = s.items[oldest]?.entry.key {
+                remove(oldestKey, &s)
             }
         }
     }
@@ -202,7 +207,7 @@ final class HTTPMemoryCache: Sendable {
     /// Removes every variant of the resources of `url` (any partition, any method).
     func invalidate(url: String) {
         state.withLock { s in
-            for key in s.numbers.keys where key.url == url { remove(key, &s) }
+            for key in s.numbers.keys where key.key.url == url { remove(key.key, &s) }
         }
     }
 
@@ -210,13 +215,16 @@ final class HTTPMemoryCache: Sendable {
     var byteCount: Int64 { state.withLock { $0.bytes } }
 
     private func remove(_ key: CacheEntryKey, _ s: inout State) {
-        guard let number = s.numbers.removeValue(forKey: key), let item = s.items.removeValue(forKey: number) else {
+        guard let number = s.numbers.removeValue(forKey: HashedKey(key)),
+            let item = s.items.removeValue(forKey: number)
+        else {
             return
         }
         s.bytes -= item.size
         s.order.remove(number)
-        s.variants[key.resource]?.removeAll { $0 == number }
-        if s.variants[key.resource]?.isEmpty == true { s.variants[key.resource] = nil }
+        let resource = HashedKey(key.resource)
+        s.variants[resource]?.removeAll { $0 == number }
+        if s.variants[resource]?.isEmpty == true { s.variants[resource] = nil }
     }
 
     /// Removes the entries `predicate` matches; returns how many per display name.
