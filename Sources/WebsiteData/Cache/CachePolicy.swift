@@ -53,33 +53,109 @@ public struct CachePolicy: Sendable, Hashable {
 
     /// The method of the stored response's request (`GET`; a `POST` response stored for its
     /// `Content-Location` is stored as `GET`).
-    public let method: String
+    public var method: String { storage.method }
     /// The URL the response answers, without fragment.
-    public let url: URL
+    public var url: URL { storage.url }
     /// The status code.
-    public let status: Int
+    public var status: Int { storage.status }
     /// The header fields as stored.
-    public let headers: HTTPHeaders
+    public var headers: HTTPHeaders { storage.headers }
     /// When the request was sent.
-    public let requestTime: Date
+    public var requestTime: Date { storage.requestTime }
     /// When the response was received.
-    public let responseTime: Date
+    public var responseTime: Date { storage.responseTime }
     /// The request header values the response's `Vary` nominates, normalised; empty without `Vary`.
-    public let variantKey: String
+    public var variantKey: String { storage.variantKey }
     /// Whether a private cache may store the response (RFC 9111 §3).
-    public let isStorable: Bool
+    public var isStorable: Bool { storage.isStorable }
     /// The options the policy was made with.
     public internal(set) var options: Options
-    let cacheControl: CacheControl
+    var cacheControl: CacheControl { storage.cacheControl }
     /// The `Date` field's time, or the response time when it has none that parses.
-    let dateValue: Date
+    var dateValue: Date { storage.dateValue }
     /// The corrected initial age (RFC 9111 §4.2.3): the larger of the apparent age and `Age`
     /// plus the response delay.
-    let initialAge: TimeInterval
+    var initialAge: TimeInterval { storage.initialAge }
     /// Where `freshnessLifetime` comes from.
-    let lifetimeBasis: LifetimeBasis
+    var lifetimeBasis: LifetimeBasis { storage.lifetimeBasis }
     /// The lower-case names the `Vary` fields list.
-    let varyNames: [String]
+    var varyNames: [String] { storage.varyNames }
+    /// Whether the response must be validated before every use (an unqualified `no-cache`).
+    var requiresValidation: Bool { storage.requiresValidation }
+
+    /// Everything but the options, in one immutable object. A hit passes its policy along and
+    /// copies it several times; a copy of a dozen fields retained each of their references, and
+    /// on a large cache each retain is a cache miss.
+    private let storage: Storage
+
+    private final class Storage: Sendable {
+        let method: String
+        let url: URL
+        let status: Int
+        let headers: HTTPHeaders
+        let requestTime: Date
+        let responseTime: Date
+        let variantKey: String
+        let isStorable: Bool
+        let cacheControl: CacheControl
+        let dateValue: Date
+        let initialAge: TimeInterval
+        let lifetimeBasis: LifetimeBasis
+        let varyNames: [String]
+        let requiresValidation: Bool
+        let hasAgeField: Bool
+
+        init(
+            method: String, url: URL, status: Int, headers: HTTPHeaders, requestTime: Date, responseTime: Date,
+            variantKey: String, isStorable: Bool
+        ) {
+            self.method = method
+            self.url = url
+            self.status = status
+            self.headers = headers
+            self.requestTime = requestTime
+            self.responseTime = responseTime
+            self.variantKey = variantKey
+            self.isStorable = isStorable
+            let cacheControl = CacheControl(headers: headers)
+            self.cacheControl = cacheControl
+            let dateValue =
+                headers.first(named: "Date").flatMap { HTTPDate.parse($0, now: responseTime) } ?? responseTime
+            self.dateValue = dateValue
+            let apparentAge = max(0, responseTime.timeIntervalSince(dateValue))
+            let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
+            self.initialAge = max(apparentAge, TimeInterval(CachePolicy.ageValue(headers)) + responseDelay)
+            self.lifetimeBasis = CachePolicy.lifetimeBasis(
+                status: status, headers: headers, control: cacheControl, dateValue: dateValue,
+                responseTime: responseTime)
+            self.varyNames = CachePolicy.varyNames(headers)
+            self.requiresValidation = cacheControl.contains("no-cache") && cacheControl.argument("no-cache") == nil
+            self.hasAgeField = headers.contains("Age")
+        }
+    }
+
+    /// Policies are equal when what they were made from and their options are.
+    public static func == (lhs: CachePolicy, rhs: CachePolicy) -> Bool {
+        guard lhs.options == rhs.options else { return false }
+        if lhs.storage === rhs.storage { return true }
+        let (l, r) = (lhs.storage, rhs.storage)
+        return l.method == r.method && l.url == r.url && l.status == r.status && l.headers == r.headers
+            && l.requestTime == r.requestTime && l.responseTime == r.responseTime && l.variantKey == r.variantKey
+            && l.isStorable == r.isStorable
+    }
+
+    /// Hashes what the policy was made from and its options.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(options)
+        hasher.combine(method)
+        hasher.combine(url)
+        hasher.combine(status)
+        hasher.combine(headers)
+        hasher.combine(requestTime)
+        hasher.combine(responseTime)
+        hasher.combine(variantKey)
+        hasher.combine(isStorable)
+    }
 
     /// The source of the freshness lifetime, read from the header fields once: each use of a
     /// stored response asks its lifetime and age, and parsing `Date`, `Expires` and `Age` again
@@ -146,25 +222,10 @@ public struct CachePolicy: Sendable, Hashable {
         method: String, url: URL, status: Int, headers: HTTPHeaders, requestTime: Date, responseTime: Date,
         variantKey: String, isStorable: Bool = true, options: Options
     ) {
-        self.method = method
-        self.url = url
-        self.status = status
-        self.headers = headers
-        self.requestTime = requestTime
-        self.responseTime = responseTime
-        self.variantKey = variantKey
-        self.isStorable = isStorable
+        self.storage = Storage(
+            method: method, url: url, status: status, headers: headers, requestTime: requestTime,
+            responseTime: responseTime, variantKey: variantKey, isStorable: isStorable)
         self.options = options
-        let cacheControl = CacheControl(headers: headers)
-        self.cacheControl = cacheControl
-        let dateValue = headers.first(named: "Date").flatMap { HTTPDate.parse($0, now: responseTime) } ?? responseTime
-        self.dateValue = dateValue
-        let apparentAge = max(0, responseTime.timeIntervalSince(dateValue))
-        let responseDelay = max(0, responseTime.timeIntervalSince(requestTime))
-        self.initialAge = max(apparentAge, TimeInterval(Self.ageValue(headers)) + responseDelay)
-        self.lifetimeBasis = Self.lifetimeBasis(
-            status: status, headers: headers, control: cacheControl, dateValue: dateValue, responseTime: responseTime)
-        self.varyNames = Self.varyNames(headers)
     }
 
     // MARK: - Freshness (RFC 9111 §4.2)
@@ -182,7 +243,7 @@ public struct CachePolicy: Sendable, Hashable {
     /// `freshnessLifetime`'s source: `max-age`, else `Expires` minus `Date`, else for
     /// heuristically cacheable statuses and `public` responses the time since `Last-Modified`,
     /// else none (0 seconds). An invalid `max-age` or `Expires` gives 0.
-    private static func lifetimeBasis(
+    fileprivate static func lifetimeBasis(
         status: Int, headers: HTTPHeaders, control: CacheControl, dateValue: Date, responseTime: Date
     ) -> LifetimeBasis {
         if let maxAge = control.seconds("max-age") { return .seconds(TimeInterval(maxAge.value ?? 0)) }
@@ -238,9 +299,6 @@ public struct CachePolicy: Sendable, Hashable {
     var hasValidator: Bool { headers.contains("ETag") || headers.contains("Last-Modified") }
 
     var hasExplicitFreshness: Bool { cacheControl.contains("max-age") || headers.contains("Expires") }
-
-    /// Whether the response must be validated before every use (an unqualified `no-cache`).
-    var requiresValidation: Bool { cacheControl.contains("no-cache") && cacheControl.argument("no-cache") == nil }
 
     /// Whether the response may never be served stale (`must-revalidate`, or `no-cache`).
     var forbidsStale: Bool { requiresValidation || cacheControl.contains("must-revalidate") }
@@ -427,7 +485,9 @@ public struct CachePolicy: Sendable, Hashable {
     /// The header fields to serve at the age given: the stored ones with `Age` set.
     func responseHeaders(age: TimeInterval) -> HTTPHeaders {
         var fields = headers
-        fields.set("Age", String(Int64(age.rounded(.down))))
+        let value = String(Int64(age.rounded(.down)))
+        // Without a stored `Age` (most responses) the field is appended: no search of the fields.
+        if storage.hasAgeField { fields.set("Age", value) } else { fields.append("Age", value) }
         return fields
     }
 
