@@ -42,7 +42,11 @@ public struct CookieRequestChain: Sendable {
     ///   - method: the method the hop uses.
     /// - Returns: the context to read the hop's `Cookie` header and store its `Set-Cookie` fields with.
     public mutating func next(_ url: URL, method: String) -> CookieRequestContext {
-        let site = SchemefulSite(url)
+        next(url, site: SchemefulSite(url), method: method)
+    }
+
+    /// `next(_:method:)` for a hop whose site (`SchemefulSite(url)`) is known.
+    package mutating func next(_ url: URL, site: SchemefulSite?, method: String) -> CookieRequestContext {
         if let firstSite {
             hopsShareOneSite = hopsShareOneSite && firstSite == site
         } else {

@@ -92,7 +92,7 @@ public final class HTTPClient: Sendable {
     ///   when the store cannot commit; `CancellationError` when the task is cancelled.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard let scheme = Site.lowercasedScheme(of: request.url), scheme == "http" || scheme == "https",
-            Site.canonicalHost(of: request.url) != nil
+            let firstSite = SchemefulSite(request.url, lowercasedScheme: scheme)
         else {
             throw HTTPClientError(
                 .invalidRequest, "'\(request.url.absoluteString)' is not an http or https URL", url: request.url)
@@ -125,9 +125,12 @@ public final class HTTPClient: Sendable {
         var firstOriginOnly = true
         var chain = CookieRequestChain(topLevelSite: request.topLevelSite, isNavigation: request.isNavigation)
         var hops: [HTTPResponseHop] = []
+        // The first hop's site, found by the check of the URL above; each later hop finds its own.
+        var knownSite: SchemefulSite? = firstSite
 
         while true {
-            let context = chain.next(url, method: method)
+            let context = chain.next(url, site: knownSite ?? SchemefulSite(url), method: method)
+            knownSite = nil
 
             var hopHeaders = headers
             var cookie = try cookies.cookieHeader(for: url, context: context) ?? ""

@@ -340,7 +340,12 @@ public struct SchemefulSite: Hashable, Sendable, CustomStringConvertible {
 
     /// The schemeful site of a URL or origin, or `nil` when the URL has no host.
     public init?(_ url: URL) {
-        var scheme = Site.lowercasedScheme(of: url) ?? ""
+        self.init(url, lowercasedScheme: Site.lowercasedScheme(of: url) ?? "")
+    }
+
+    /// `init(_:)` for a URL whose lower-case scheme (`Site.lowercasedScheme(of:)`) is known.
+    package init?(_ url: URL, lowercasedScheme: String) {
+        var scheme = lowercasedScheme
         let site =
             scheme == "file" ? Site.localFilesDisplayName : Site.canonicalHost(of: url).map(Site.displayName(forHost:))
         guard let site else { return nil }
