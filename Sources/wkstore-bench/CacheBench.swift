@@ -31,21 +31,19 @@ enum CacheBench {
             let storeDirectory = scratch.url.appendingPathComponent("store")
             let fill = try Self.fill(urls, into: storeDirectory, scratch: scratch)
             let hits = try Self.hits(urls, storeDirectory: storeDirectory, passes: count <= 10_000 ? 3 : 1)
-            let floors = try Self.floors(urls, storeDirectory: storeDirectory)
             let n = count.grouped
             table.add(
                 "fill \(n): cache on vs off (8 at a time)", ours: Format.perOp(fill.on), peer: Format.perOp(fill.off),
                 ratio: Format.fixed(fill.cost * 100, 1) + "% cost", target: "<= 10%", met: Format.met(fill.cost <= 0.10)
             )
-            let memoryFloor = floors.dictionary + floors.cookie
             table.add(
                 "\(n): memory hit vs dictionary + Cookie lookup", ours: Format.perOp(hits.memory),
-                peer: Format.perOp(memoryFloor), ratio: Format.times(hits.memory / memoryFloor), target: "<= 3x",
-                met: Format.met(hits.memory <= 3 * memoryFloor))
+                peer: Format.perOp(hits.memoryFloor), ratio: Format.times(hits.memoryRatio), target: "<= 3x",
+                met: Format.met(hits.memoryRatio <= 3))
             table.add(
                 "\(n): disk hit (new store object) vs indexed SELECT", ours: Format.perOp(hits.disk),
-                peer: Format.perOp(floors.select), ratio: Format.times(hits.disk / floors.select), target: "<= 3x",
-                met: Format.met(hits.disk <= 3 * floors.select))
+                peer: Format.perOp(hits.diskFloor), ratio: Format.times(hits.diskRatio), target: "<= 3x",
+                met: Format.met(hits.diskRatio <= 3))
             if let smallest = smallestHit, index == sizes.count - 1 {
                 let ratio = hits.disk / smallest.disk
                 table.add(
@@ -71,12 +69,12 @@ enum CacheBench {
                 )
             }
             table.note(
-                "\(n): fill on \(fill.onList), off \(fill.offList) per request; disk hits \(hits.diskList) (\(hits.diskSpread)), memory hits \(hits.memoryList); floors: dictionary \(Format.perOp(floors.dictionary)), Cookie lookup \(Format.perOp(floors.cookie)), SELECT \(Format.perOp(floors.select))"
+                "\(n): fill on \(fill.onList), off \(fill.offList) per request; disk hits \(hits.diskList) (\(hits.diskSpread)), memory hits \(hits.memoryList); floors: \(hits.floorList)"
             )
             if index == sizes.count - 1 { try clear(storeDirectory, scratch: scratch, into: &table) }
         }
         table.note(
-            "bodies of \(bodySize.grouped) bytes with Cache-Control: max-age=3600; hits are sent one at a time and timed in wall time, the median of the passes; a memory hit includes the Cookie lookup every request makes, hence the floor's"
+            "bodies of \(bodySize.grouped) bytes with Cache-Control: max-age=3600; hits are sent one at a time and timed in wall time, the median of the passes; each pass's floors are timed right after its hits, and a ratio is the median of the passes' ratios; a disk pass's time includes committing the last-access times its hits left to be written behind; a memory hit includes the Cookie lookup every request makes, hence the floor's"
         )
         return table
     }
@@ -178,19 +176,37 @@ enum CacheBench {
                 "disk hit p50 \(Format.perOp(percentile(sorted, 0.5))), p99 \(Format.perOp(percentile(sorted, 0.99)))"
         }
         var memoryList: String { memories.map(Format.perOp).joined(separator: ", ") }
+        /// Each pass's floors, timed right after its hits: on a shared machine the speed of
+        /// everything drifts over seconds, and a hit is compared with floors timed beside it.
+        var floors: [Floors] = []
+        var memoryFloor: Double { median(floors.map { $0.dictionary + $0.cookie }) }
+        var diskFloor: Double { median(floors.map(\.select)) }
+        var memoryRatio: Double { median(zip(memories, floors).map { $0 / ($1.dictionary + $1.cookie) }) }
+        var diskRatio: Double { median(zip(disks, floors).map { $0 / $1.select }) }
+        var floorList: String {
+            floors.map {
+                "dictionary \(Format.perOp($0.dictionary)), Cookie lookup \(Format.perOp($0.cookie)), SELECT \(Format.perOp($0.select))"
+            }.joined(separator: "; ")
+        }
     }
 
     /// Each pass: a new store object and client, every URL once (disk-cache hits), then every
-    /// URL again (memory-cache hits); wall time per hit.
+    /// URL again (memory-cache hits), then the floors; wall time per hit.
     static func hits(_ urls: [URL], storeDirectory: URL, passes: Int) throws -> Hits {
-        progress("cache: \(passes) pass(es) of \(urls.count.grouped) disk hits, then memory hits")
+        progress("cache: \(passes) pass(es) of \(urls.count.grouped) disk hits, memory hits and floors")
         var hits = Hits()
+        let partitions = try Self.partitions(storeDirectory)
         for _ in 0..<passes {
             let store = try WebsiteDataStore(directory: storeDirectory)
             let client = try HTTPClient(store: store, configuration: HTTPClientConfiguration(timeout: 30))
-            hits.disks.append(try timeHits(urls, client, each: hits.eachDisk) / Double(urls.count))
+            // The disk pass's time includes committing the last-access times its hits left to be
+            // written behind (every 256 hits): they are its work, not the memory pass's after it.
+            let disk =
+                try timeHits(urls, client, each: hits.eachDisk) + measure { store.httpCache.waitForPendingWrites() }
+            hits.disks.append(disk / Double(urls.count))
             hits.memories.append(try timeHits(urls, client) / Double(urls.count))
             if store.httpCache.memoryUsage == 0 { throw BenchError("cache: the memory cache kept nothing") }
+            hits.floors.append(try floors(urls, partitions: partitions, storeDirectory: storeDirectory))
         }
         return hits
     }
@@ -227,14 +243,13 @@ enum CacheBench {
 
     /// The floors per URL: the body from a `[URL: Data]`; the `Cookie` lookup `HTTPClient` makes;
     /// one indexed `SELECT` of the entry's row, its header text and inline body read, on a new connection.
-    static func floors(_ urls: [URL], storeDirectory: URL) throws -> Floors {
+    static func floors(_ urls: [URL], partitions: [String: String], storeDirectory: URL) throws -> Floors {
         let bodies = Dictionary(uniqueKeysWithValues: urls.map { ($0, Data(repeating: 120, count: bodySize)) })
         var dictionary: [Double] = []
         var cookie: [Double] = []
         var select: [Double] = []
         let store = try WebsiteDataStore(directory: storeDirectory)
         let cookies = store.httpCookieStore
-        let partitions = try Self.partitions(storeDirectory)
         for _ in 0..<3 {
             dictionary.append(
                 measure {
