@@ -26,7 +26,7 @@ enum CacheBench {
         let base = "http://127.0.0.1:\(server.port)"
         var smallestHit: (disk: Double, memory: Double)?
         for (index, count) in sizes.enumerated() {
-            let urls = (0..<count).map { URL(string: "\(base)/page/\($0)?q=\($0 &* 2_654_435_761 % 1_000_003)")! }
+            let urls = Self.urls(count, base: base)
             let scratch = ScratchDirectory("cache-\(count)")
             let storeDirectory = scratch.url.appendingPathComponent("store")
             let fill = try Self.fill(urls, into: storeDirectory, scratch: scratch)
@@ -74,7 +74,7 @@ enum CacheBench {
             if index == sizes.count - 1 { try clear(storeDirectory, scratch: scratch, into: &table) }
         }
         table.note(
-            "bodies of \(bodySize.grouped) bytes with Cache-Control: max-age=3600; hits are sent one at a time and timed in wall time, the median of the passes; each pass's floors are timed right after its hits, and a ratio is the median of the passes' ratios; a disk pass's time includes committing the last-access times its hits left to be written behind; a memory hit includes the Cookie lookup every request makes, hence the floor's"
+            "bodies of \(bodySize.grouped) bytes with Cache-Control: max-age=3600; hits are sent one at a time and timed in wall time, the median of the passes (memory hits: of \(memoryRounds) rounds a pass); each tenth of a disk pass and each round of memory hits is followed by its floor, and a ratio is the median of theirs; a disk pass's time includes committing the last-access times its hits left to be written behind; a memory hit includes the Cookie lookup every request makes, hence the floor's"
         )
         return table
     }
@@ -83,7 +83,7 @@ enum CacheBench {
     static func profile(_ what: String, seconds: Double) throws {
         let server = try HTTPBench.LoopbackServer(arguments: ["max-age=3600", String(bodySize)])
         defer { server.stop() }
-        let urls = (0..<10_000).map { URL(string: "http://127.0.0.1:\(server.port)/page/\($0)")! }
+        let urls = Self.urls(10_000, base: "http://127.0.0.1:\(server.port)")
         let deadline = now() + UInt64(seconds * 1e9)
         var rounds = 0
         var scratch = ScratchDirectory("profile-cache")
@@ -109,6 +109,11 @@ enum CacheBench {
             rounds += 1
             FileHandle.standardError.write(Data("round \(rounds): \(Format.perOp(time)) per request\n".utf8))
         }
+    }
+
+    /// The section's URLs on the server at `base`: a path and a query each, as crawled pages have.
+    static func urls(_ count: Int, base: String) -> [URL] {
+        (0..<count).map { URL(string: "\(base)/page/\($0)?q=\($0 &* 2_654_435_761 % 1_000_003)")! }
     }
 
     // MARK: - Fill
@@ -160,11 +165,29 @@ enum CacheBench {
     // MARK: - Hits
 
     struct Hits {
+        /// Per pass, the disk hits' time per hit.
         var disks: [Double] = []
+        /// Per round of memory hits, the time per hit.
         var memories: [Double] = []
+        /// Per part of a disk pass, the time per hit over the `SELECT` floor's, timed right after.
+        var diskRatios: [Double] = []
+        /// Per round of memory hits, the time per hit over the memory floor's, timed right after.
+        var memoryRatios: [Double] = []
+        /// The floors per URL, as each was timed.
+        var selects: [Double] = []
+        var dictionaries: [Double] = []
+        var cookies: [Double] = []
         var disk: Double { median(disks) }
         var memory: Double { median(memories) }
+        var diskFloor: Double { median(selects) }
+        var memoryFloor: Double { median(zip(dictionaries, cookies).map(+)) }
+        var diskRatio: Double { median(diskRatios) }
+        var memoryRatio: Double { median(memoryRatios) }
         var diskList: String { disks.map(Format.perOp).joined(separator: ", ") }
+        var memoryList: String { memories.map(Format.perOp).joined(separator: ", ") }
+        var floorList: String {
+            "dictionary \(Format.perOp(median(dictionaries))), Cookie lookup \(Format.perOp(median(cookies))), SELECT \(Format.perOp(diskFloor))"
+        }
         /// Every disk hit's own time, over the passes.
         let eachDisk = Locked<[Double]>([])
         /// The median and the 99th percentile of single disk hits: the mean above includes the
@@ -175,38 +198,61 @@ enum CacheBench {
             return
                 "disk hit p50 \(Format.perOp(percentile(sorted, 0.5))), p99 \(Format.perOp(percentile(sorted, 0.99)))"
         }
-        var memoryList: String { memories.map(Format.perOp).joined(separator: ", ") }
-        /// Each pass's floors, timed right after its hits: on a shared machine the speed of
-        /// everything drifts over seconds, and a hit is compared with floors timed beside it.
-        var floors: [Floors] = []
-        var memoryFloor: Double { median(floors.map { $0.dictionary + $0.cookie }) }
-        var diskFloor: Double { median(floors.map(\.select)) }
-        var memoryRatio: Double { median(zip(memories, floors).map { $0 / ($1.dictionary + $1.cookie) }) }
-        var diskRatio: Double { median(zip(disks, floors).map { $0 / $1.select }) }
-        var floorList: String {
-            floors.map {
-                "dictionary \(Format.perOp($0.dictionary)), Cookie lookup \(Format.perOp($0.cookie)), SELECT \(Format.perOp($0.select))"
-            }.joined(separator: "; ")
-        }
     }
 
-    /// Each pass: a new store object and client, every URL once (disk-cache hits), then every
-    /// URL again (memory-cache hits), then the floors; wall time per hit.
+    /// Rounds of memory hits per pass.
+    static let memoryRounds = 5
+    /// Parts of a disk pass, each followed by its floor.
+    static let diskParts = 10
+
+    /// Each pass: a new store object and client; every URL once (disk-cache hits), in parts, each
+    /// followed by the `SELECT` floor of its URLs; then rounds of every URL again (memory-cache
+    /// hits), each followed by the memory floor. On this shared machine the speed of everything
+    /// drifts by up to 2x over seconds, so each ratio compares times taken a moment apart, and the
+    /// section reports the median ratio.
     static func hits(_ urls: [URL], storeDirectory: URL, passes: Int) throws -> Hits {
-        progress("cache: \(passes) pass(es) of \(urls.count.grouped) disk hits, memory hits and floors")
+        progress("cache: \(passes) pass(es) of \(urls.count.grouped) disk hits and memory hits, each beside its floor")
         var hits = Hits()
         let partitions = try Self.partitions(storeDirectory)
+        let bodies = Dictionary(uniqueKeysWithValues: urls.map { ($0, Data(repeating: 120, count: bodySize)) })
+        let partSize = max(1, urls.count / diskParts)
         for _ in 0..<passes {
             let store = try WebsiteDataStore(directory: storeDirectory)
             let client = try HTTPClient(store: store, configuration: HTTPClientConfiguration(timeout: 30))
-            // The disk pass's time includes committing the last-access times its hits left to be
-            // written behind (every 256 hits): they are its work, not the memory pass's after it.
-            let disk =
-                try timeHits(urls, client, each: hits.eachDisk) + measure { store.httpCache.waitForPendingWrites() }
+            let select = try SelectFloor(storeDirectory, partitions: partitions)
+            defer { select.close() }
+            var disk = 0.0
+            for start in stride(from: 0, to: urls.count, by: partSize) {
+                let part = Array(urls[start..<min(start + partSize, urls.count)])
+                var time = try timeHits(part, client, each: hits.eachDisk)
+                // The pass's time includes committing the last-access times its hits left to be
+                // written behind (every 256 hits): they are its work, not the memory hits' after it.
+                if start + partSize >= urls.count { time += measure { store.httpCache.waitForPendingWrites() } }
+                disk += time
+                let floor = try select.time(part)
+                hits.selects.append(floor)
+                hits.diskRatios.append(time / Double(part.count) / floor)
+            }
             hits.disks.append(disk / Double(urls.count))
-            hits.memories.append(try timeHits(urls, client) / Double(urls.count))
+            let cookies = store.httpCookieStore
+            for _ in 0..<memoryRounds {
+                let memory = try timeHits(urls, client) / Double(urls.count)
+                let dictionary =
+                    measure {
+                        for url in urls { keep(bodies[url]!.withUnsafeBytes { Data($0) }) }
+                    } / Double(urls.count)
+                let cookie =
+                    try measure {
+                        for url in urls {
+                            keep(try cookies.cookieHeader(for: url, context: HTTPBench.asHTTPClientAsks(url)))
+                        }
+                    } / Double(urls.count)
+                hits.memories.append(memory)
+                hits.dictionaries.append(dictionary)
+                hits.cookies.append(cookie)
+                hits.memoryRatios.append(memory / (dictionary + cookie))
+            }
             if store.httpCache.memoryUsage == 0 { throw BenchError("cache: the memory cache kept nothing") }
-            hits.floors.append(try floors(urls, partitions: partitions, storeDirectory: storeDirectory))
         }
         return hits
     }
@@ -235,37 +281,6 @@ enum CacheBench {
 
     // MARK: - Floors
 
-    struct Floors {
-        var dictionary: Double
-        var cookie: Double
-        var select: Double
-    }
-
-    /// The floors per URL: the body from a `[URL: Data]`; the `Cookie` lookup `HTTPClient` makes;
-    /// one indexed `SELECT` of the entry's row, its header text and inline body read, on a new connection.
-    static func floors(_ urls: [URL], partitions: [String: String], storeDirectory: URL) throws -> Floors {
-        let bodies = Dictionary(uniqueKeysWithValues: urls.map { ($0, Data(repeating: 120, count: bodySize)) })
-        var dictionary: [Double] = []
-        var cookie: [Double] = []
-        var select: [Double] = []
-        let store = try WebsiteDataStore(directory: storeDirectory)
-        let cookies = store.httpCookieStore
-        for _ in 0..<3 {
-            dictionary.append(
-                measure {
-                    for url in urls { keep(bodies[url]!.withUnsafeBytes { Data($0) }) }
-                } / Double(urls.count))
-            cookie.append(
-                try measure {
-                    for url in urls {
-                        keep(try cookies.cookieHeader(for: url, context: HTTPBench.asHTTPClientAsks(url)))
-                    }
-                } / Double(urls.count))
-            select.append(try selectFloor(urls, partitions: partitions, storeDirectory: storeDirectory))
-        }
-        return Floors(dictionary: median(dictionary), cookie: median(cookie), select: median(select))
-    }
-
     /// The partition of each stored URL.
     static func partitions(_ storeDirectory: URL) throws -> [String: String] {
         let db = try SQLiteFloor.open(storeDirectory.appendingPathComponent("store.sqlite"), readOnly: true)
@@ -280,35 +295,56 @@ enum CacheBench {
         return partitions
     }
 
-    /// One prepared `SELECT` by the entry's key per URL on a new read-only connection, reading the
-    /// header text and the body into memory; nanoseconds per URL.
-    static func selectFloor(_ urls: [URL], partitions: [String: String], storeDirectory: URL) throws -> Double {
-        let keys = urls.map { ($0.absoluteString, partitions[$0.absoluteString] ?? "") }
-        let db = try SQLiteFloor.open(storeDirectory.appendingPathComponent("store.sqlite"), readOnly: true)
-        defer { sqlite3_close_v2(db) }
-        let statement = try SQLiteFloor.prepare(
-            db,
-            "SELECT status, headers, body FROM http_cache WHERE partition_key = ? AND method = 'GET' AND url = ? AND variant = ''"
-        )
-        defer { sqlite3_finalize(statement) }
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        var found = 0
-        let time = measure {
-            for (url, partition) in keys {
-                sqlite3_bind_text(statement, 1, partition, -1, transient)
-                sqlite3_bind_text(statement, 2, url, -1, transient)
-                if sqlite3_step(statement) == SQLITE_ROW {
-                    let headers = String(cString: sqlite3_column_text(statement, 1))
-                    let body = Data(
-                        bytes: sqlite3_column_blob(statement, 2), count: Int(sqlite3_column_bytes(statement, 2)))
-                    keep((headers, body))
-                    found += 1
-                }
-                sqlite3_reset(statement)
+    /// The disk floor: one prepared `SELECT` by the entry's key per URL, on a read-only
+    /// connection of its own, reading the header text and the body into memory.
+    final class SelectFloor {
+        let db: OpaquePointer?
+        let statement: OpaquePointer?
+        let partitions: [String: String]
+
+        init(_ storeDirectory: URL, partitions: [String: String]) throws {
+            db = try SQLiteFloor.open(storeDirectory.appendingPathComponent("store.sqlite"), readOnly: true)
+            do {
+                statement = try SQLiteFloor.prepare(
+                    db,
+                    "SELECT status, headers, body FROM http_cache WHERE partition_key = ? AND method = 'GET' AND url = ? AND variant = ''"
+                )
+            } catch {
+                sqlite3_close_v2(db)
+                throw error
             }
+            self.partitions = partitions
         }
-        guard found == urls.count else { throw BenchError("cache: the SELECT floor found \(found) of \(urls.count)") }
-        return time / Double(urls.count)
+
+        func close() {
+            sqlite3_finalize(statement)
+            sqlite3_close_v2(db)
+        }
+
+        /// Nanoseconds per URL for `urls`, each found.
+        func time(_ urls: [URL]) throws -> Double {
+            let keys = urls.map { ($0.absoluteString, partitions[$0.absoluteString] ?? "") }
+            let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+            var found = 0
+            let time = measure {
+                for (url, partition) in keys {
+                    sqlite3_bind_text(statement, 1, partition, -1, transient)
+                    sqlite3_bind_text(statement, 2, url, -1, transient)
+                    if sqlite3_step(statement) == SQLITE_ROW {
+                        let headers = String(cString: sqlite3_column_text(statement, 1))
+                        let body = Data(
+                            bytes: sqlite3_column_blob(statement, 2), count: Int(sqlite3_column_bytes(statement, 2)))
+                        keep((headers, body))
+                        found += 1
+                    }
+                    sqlite3_reset(statement)
+                }
+            }
+            guard found == urls.count else {
+                throw BenchError("cache: the SELECT floor found \(found) of \(urls.count)")
+            }
+            return time / Double(urls.count)
+        }
     }
 
     // MARK: - Clear
