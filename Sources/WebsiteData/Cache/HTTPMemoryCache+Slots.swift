@@ -67,21 +67,3 @@ struct UseOrder {
         links[slot] = (Self.none, Self.none, false)
     }
 }
-
-/// A dictionary key that carries its hash, computed once when it is made. Probing a run of
-/// buckets then compares integers, and strings only for a key whose hash matches; the keys'
-/// strings (partitions and URLs sharing long prefixes) are each a heap read, and comparing them
-/// bucket by bucket was a tenth of a disk-cache hit. Growing the table rehashes integers.
-struct HashedKey<Key: Hashable & Sendable>: Hashable, Sendable {
-    let key: Key
-    let hash: Int
-
-    init(_ key: Key) {
-        self.key = key
-        self.hash = key.hashValue
-    }
-
-    static func == (lhs: Self, rhs: Self) -> Bool { lhs.hash == rhs.hash && lhs.key == rhs.key }
-
-    func hash(into hasher: inout Hasher) { hasher.combine(hash) }
-}
