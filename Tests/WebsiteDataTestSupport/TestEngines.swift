@@ -100,12 +100,26 @@ public struct BothEnginesTrait: SuiteTrait, TestTrait, TestScoping {
         let engines: [TestEngine] = test.traits.contains { $0 is SQLiteOnlyTrait } ? [.sqlite] : TestEngine.allCases
         for engine in engines {
             do {
-                try await TestEngine.$current.withValue(engine) { try await function() }
+                switch engine {
+                case .sqlite:
+                    try await TestEngine.$current.withValue(engine) { try await function() }
+                case .postgreSQL:
+                    await Self.postgreSQLRuns.enter()
+                    defer { Self.postgreSQLRuns.leave() }
+                    try await TestEngine.$current.withValue(engine) { try await function() }
+                }
             } catch {
                 throw EngineFailure(engine: engine, error: error)
             }
         }
     }
+
+    /// The PostgreSQL runs that may be under way at once. Every store holds connections (a
+    /// writer, a reader, a listener) and some tests open several stores or start processes that
+    /// open their own; the tests run side by side on threads of their own, so without a bound
+    /// the connections of whichever tests happen to overlap can pass the test server's
+    /// `max_connections` and a test fails for a reason it does not test.
+    private static let postgreSQLRuns = AsyncGate(limit: 12)
 
     /// An error of a test's run on one engine, naming the engine.
     public struct EngineFailure: Error, CustomStringConvertible {
@@ -129,4 +143,44 @@ public struct SQLiteOnlyTrait: TestTrait {}
 extension Trait where Self == SQLiteOnlyTrait {
     /// Run on SQLite only: the test checks the files of a store directory.
     public static var sqliteOnly: Self { SQLiteOnlyTrait() }
+}
+
+/// Lets at most `limit` tasks in at once; the others wait, in the order they came, without
+/// holding a thread.
+final class AsyncGate: Sendable {
+    private struct State {
+        var free: Int
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
+    private let state: Mutex<State>
+
+    /// A gate that lets `limit` tasks in at once.
+    init(limit: Int) { state = Mutex(State(free: limit)) }
+
+    /// Waits until there is room, and takes it.
+    func enter() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let admitted = state.withLock { state in
+                guard state.free > 0 else {
+                    state.waiting.append(continuation)
+                    return false
+                }
+                state.free -= 1
+                return true
+            }
+            if admitted { continuation.resume() }
+        }
+    }
+
+    /// Gives the room back: to the task that has waited longest, if any.
+    func leave() {
+        let next = state.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard !state.waiting.isEmpty else {
+                state.free += 1
+                return nil
+            }
+            return state.waiting.removeFirst()
+        }
+        next?.resume()
+    }
 }
