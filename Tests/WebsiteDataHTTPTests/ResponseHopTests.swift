@@ -34,6 +34,19 @@ import WebsiteDataTestSupport
         #expect(response.hops.allSatisfy { $0.refusedCookies.isEmpty })
     }
 
+    @Test func theHostFieldNamesThePortOnlyWhenItIsNotTheSchemesAndBracketsIPv6() {
+        let cases: [(String, String)] = [
+            ("http://a.example/", "a.example"), ("http://a.example:80/", "a.example"),
+            ("HTTP://a.example:80/", "a.example"), ("https://a.example:443/", "a.example"),
+            ("https://a.example:80/", "a.example:80"), ("http://a.example:8080/p", "a.example:8080"),
+            ("http://[::1]:8080/", "[::1]:8080"), ("https://[2001:db8::1]/", "[2001:db8::1]"),
+            ("http://127.0.0.1:443/", "127.0.0.1:443"),
+        ]
+        for (url, field) in cases {
+            #expect(CurlTransfer.hostField(of: URL(string: url)!) == field, "\(url)")
+        }
+    }
+
     @Test func aBodyAddsContentLengthAndCredentialsAuthorization() async throws {
         let f = try Fixture()
         let client = try f.client()
