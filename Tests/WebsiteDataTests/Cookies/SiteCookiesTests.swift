@@ -139,6 +139,54 @@ import WebsiteDataTestSupport
         #expect(mostSent > (sentEverywhere ? 96 : 2), "at most \(mostSent) sent")
     }
 
+    /// A site keeps no `Cookie`: what `cookie(at:)` and `cookies` make from its records, facts,
+    /// keys and bytes is, byte for byte, what was stored: long pairs (kept as strings of their
+    /// own) with and without a name, names and values whose bytes differ from a canonically
+    /// equal string's, a partition, a session cookie beside one that expires, a modification
+    /// time apart from the creation time; after replacements and removals too.
+    @Test func cookiesComeBackByteForByteFromTheCompactForm() {
+        let created = Date(timeIntervalSinceReferenceDate: 800_000_000.25)
+        let long = String(repeating: "x", count: SiteCookies.longestPairKept + 44)
+        var cookies = [
+            Cookie(name: "a", value: "1", domain: "example.com", created: created),
+            Cookie(name: "", value: "nameless=with=equals", domain: "example.com", path: "/app", created: created),
+            Cookie(name: "long", value: long, domain: "www.example.com", path: "/a/b/c", created: created),
+            Cookie(name: "", value: long + "=", domain: "example.com", created: created),
+            Cookie(name: "caf\u{E9}", value: "e\u{301}t\u{E9}", domain: "example.com", created: created),
+            Cookie(name: "cafe\u{301}", value: "\u{E9}te\u{301}", domain: "example.com", created: created),
+            Cookie(
+                name: "p", value: "2", domain: "shop.example.com", isHostOnly: false, isSecure: true,
+                isHTTPOnly: true, sameSite: .strict, partitionKey: "https://top.example",
+                expires: created.addingTimeInterval(3600.5), created: created.addingTimeInterval(1),
+                lastAccess: created.addingTimeInterval(2), modified: created.addingTimeInterval(3)),
+            Cookie(name: "=", value: "", domain: "example.com", path: "/", sameSite: .lax, created: created),
+        ]
+        func sameBytes(_ a: [Cookie], _ b: [Cookie]) -> Bool {
+            a.count == b.count
+                && zip(a, b).allSatisfy { x, y in
+                    [x.name, x.value, x.domain, x.path, x.partitionKey].map { Array($0.utf8) }
+                        == [y.name, y.value, y.domain, y.path, y.partitionKey].map { Array($0.utf8) }
+                        && x.isHostOnly == y.isHostOnly && x.isSecure == y.isSecure && x.isHTTPOnly == y.isHTTPOnly
+                        && x.sameSite == y.sameSite && x.expires == y.expires && x.created == y.created
+                        && x.lastAccess == y.lastAccess && x.modified == y.modified
+                }
+        }
+        var site = SiteCookies(cookies)
+        #expect(sameBytes(site.cookies, cookies))
+        #expect(sameBytes((0..<site.count).map(site.cookie(at:)), cookies))
+        // The two canonically equal names are two cookies.
+        #expect(site.index(ofKey: cookies[5]) == 5)
+        #expect(site.index(ofKey: cookies[4]) == 4)
+        cookies[2].value = "short"
+        site.replace(at: 2, with: cookies[2])
+        cookies[0].value = long
+        site.replace(at: 0, with: cookies[0])
+        #expect(sameBytes([site.remove(at: 3)], [cookies.remove(at: 3)]))
+        site.append(cookies[1])
+        cookies.append(cookies[1])
+        #expect(sameBytes(site.cookies, cookies))
+    }
+
     /// A key is 32 bytes: a site's scan reads two to a cache line.
     @Test func aKeyIsThirtyTwoBytes() {
         #expect(MemoryLayout<SiteCookies.Key>.stride == 32)

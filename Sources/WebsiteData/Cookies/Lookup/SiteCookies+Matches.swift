@@ -1,19 +1,25 @@
 import Foundation
 
 extension SiteCookies {
+    /// The site's records and facts, reached in place during a lookup.
+    struct Records {
+        let stored: UnsafePointer<[Stored]>
+        let facts: UnsafePointer<[Facts]>
+    }
+
     /// The cookies a lookup found, in header order, read in place while the site is locked.
     struct Matches {
-        /// The site's cookies, reached only for what the keys and bytes do not hold (a copy, a
-        /// pair longer than `longestPairKept`): a header read from the bytes alone does not
-        /// touch the cookies' array, a cache miss on a large store.
-        fileprivate let all: UnsafePointer<[Cookie]>?
+        /// The site's records and facts, reached only for what the keys and bytes do not hold (a
+        /// copy, a pair longer than `longestPairKept`): a header read from the bytes alone does
+        /// not touch them, a cache miss apiece on a large store.
+        fileprivate let all: Records?
         fileprivate let keys: UnsafeBufferPointer<Key>
         fileprivate let bytes: UnsafeBufferPointer<UInt8>
         /// Indices into the site's cookies.
         let indices: UnsafeBufferPointer<Int>
 
         init(
-            all: UnsafePointer<[Cookie]>?, keys: UnsafeBufferPointer<Key>, bytes: UnsafeBufferPointer<UInt8>,
+            all: Records?, keys: UnsafeBufferPointer<Key>, bytes: UnsafeBufferPointer<UInt8>,
             indices: UnsafeBufferPointer<Int>
         ) {
             self.all = all
@@ -32,9 +38,8 @@ extension SiteCookies {
         /// Copies of the cookies found.
         var cookies: [Cookie] {
             indices.map { i in
-                var cookie = all!.pointee[i]
-                cookie.lastAccess = Date(timeIntervalSinceReferenceDate: keys[i].lastAccess)
-                return cookie
+                SiteCookies.cookie(
+                    all!.stored.pointee[i], all!.facts.pointee[i], lastAccess: keys[i].lastAccess, bytes: bytes)
             }
         }
 
@@ -44,7 +49,7 @@ extension SiteCookies {
             var length = 2 * (indices.count - 1)
             for i in indices {
                 let key = keys[i]
-                length += key.pair == Facts.notKept ? SiteCookies.pairLength(of: all!.pointee[i]) : Int(key.pairLength)
+                length += key.pair == Facts.notKept ? all!.stored.pointee[i].longPair!.utf8.count : Int(key.pairLength)
             }
             return String(unsafeUninitializedCapacity: length) { buffer in
                 var at = buffer.baseAddress!
@@ -56,7 +61,7 @@ extension SiteCookies {
                     }
                     let key = keys[i]
                     if key.pair == Facts.notKept {
-                        at = Self.copy(all!.pointee[i].pair, to: at)
+                        at = Self.copy(all!.stored.pointee[i].longPair!, to: at)
                     } else {
                         at.update(from: bytes + Int(key.pair), count: Int(key.pairLength))
                         at += Int(key.pairLength)

@@ -37,6 +37,31 @@ extension SiteCookies {
         static let hostOnly: UInt8 = 1, secure: UInt8 = 2, httpOnly: UInt8 = 4, partitioned: UInt8 = 8
     }
 
+    /// What a site keeps of a cookie besides its facts, its key and its bytes: with them, all of
+    /// the cookie (`SiteCookies.cookie(at:)` makes it).
+    struct Stored {
+        /// The partition the cookie was set in; empty for most.
+        var partitionKey: String
+        /// The pair (`name=value`, or the value of a nameless cookie) when it is longer than
+        /// `longestPairKept`, and so not in `bytes`.
+        var longPair: String?
+        /// Last modification time as seconds since the reference date.
+        var modified: Double
+        /// The name's length in bytes: where the pair splits into name and value.
+        var nameLength: UInt32
+        /// Whether the cookie has no expiry (`Facts.expires` is then infinity).
+        var isSession: Bool
+
+        /// What `cookie`'s record keeps, its pair kept in `bytes` or not.
+        init(_ cookie: Cookie, pairKept: Bool) {
+            partitionKey = cookie.partitionKey
+            longPair = pairKept ? nil : cookie.pair
+            modified = cookie.modified.timeIntervalSinceReferenceDate
+            nameLength = UInt32(cookie.name.utf8.count)
+            isSession = cookie.expires == nil
+        }
+    }
+
     /// Where a cookie may be sent: its domain and path (offsets in `bytes`) and whether it is
     /// host-only.
     struct Place {

@@ -1,12 +1,15 @@
 import CWebsiteDataSupport
 import Foundation
 
-/// The cookies of one site (display name), with a compact copy of what finding them reads.
+/// The cookies of one site (display name), kept in the compact form finding them reads.
 ///
-/// Beside the cookies, in the same order, each cookie's facts: flags, expiry, creation time, a
-/// hash of its name, and where its domain, path and `Cookie` header pair (`name=value`) are in
-/// the site's byte buffer. Equal domains and paths are mostly kept once in the buffer (see
-/// `find`). Finding a cookie by key compares the facts' numbers before bytes.
+/// No `Cookie` value is kept: a cookie is its facts (flags, expiry, creation time, a hash of its
+/// name, and where its domain, path and `Cookie` header pair (`name=value`) are in the site's
+/// byte buffer), its key (below) and its record (`Stored`: partition, modification time, where
+/// the pair splits, a pair too long for the buffer), each in an array of its own, in the same
+/// order; `cookie(at:)` makes the `Cookie`. Whole `Cookie` values, with their strings, took more
+/// memory than everything else the site keeps. Equal domains and paths are mostly kept once in
+/// the buffer (see `find`). Finding a cookie by key compares the facts' numbers before bytes.
 ///
 /// A lookup reads no string and no facts: each cookie also has a key (32 bytes: its place,
 /// flags, expiry, SameSite, last-access time, where its pair is, and its rank in header order),
@@ -25,14 +28,13 @@ import Foundation
 /// `Place`, `Member`), the lookup index (`SiteCookies+PlaceIndex.swift`) and what a lookup
 /// hands its caller (`SiteCookies+Matches.swift`).
 struct SiteCookies {
-    /// The cookies, in insertion order, but for their last-access times, which are the keys'
-    /// (a lookup writes only the keys: writing to each cookie sent would be a cache miss apiece,
-    /// waited for when the store's lock is released). Read them through `cookies` and `cookie(at:)`.
-    private var stored: [Cookie] = []
-    /// `facts[i]` describes `stored[i]`.
+    /// The cookies' records, in insertion order. A cookie's last-access time is its key's (a
+    /// lookup writes only the keys). Read the cookies through `cookies` and `cookie(at:)`.
+    private var stored: [Stored] = []
+    /// `facts[i]` describes the cookie of `stored[i]`.
     private var facts: [Facts] = []
-    /// `keys[i]`: all a lookup reads and writes of `stored[i]`, 32 bytes apiece: it reads
-    /// nothing else of a cookie but its pair.
+    /// `keys[i]`: all a lookup reads and writes of the cookie of `stored[i]`, 32 bytes apiece: it
+    /// reads nothing else of a cookie but its pair.
     private var keys: [Key] = []
     /// The distinct (domain, path, host-only) combinations of the site's cookies, mostly once
     /// each (see `makeKey`). What a lookup reads of them is in `index`.
@@ -49,15 +51,15 @@ struct SiteCookies {
     private var indexIsStale = false
     /// UTF-8: each distinct domain and path, and each cookie's pair (`value` alone for a
     /// nameless cookie) up to `longestPairKept` bytes. A cookie added with a domain or path
-    /// already held uses those bytes (and shares that cookie's string). About `unusedBytes` of
+    /// already held uses those bytes. About `unusedBytes` of
     /// it are no cookie's any more (a removed cookie's domain and path are counted, used by
     /// others or not). The domains and paths are in the same array as the pairs, not one of
     /// their own: a store holds many small sites, each array a header and spare capacity.
     private var bytes: [UInt8] = []
     private var unusedBytes = 0
 
-    /// Longer pairs are copied from the cookie itself: their copy costs more than the cache miss
-    /// of reading it, and a second copy of every long value is memory for nothing.
+    /// Longer pairs are kept as strings of their own (`Stored.longPair`): each is one
+    /// allocation, where the buffer would grow (and be copied) by its size.
     static let longestPairKept = 256
 
     init() {}
@@ -85,9 +87,41 @@ struct SiteCookies {
 
     /// The cookie at `index`.
     func cookie(at index: Int) -> Cookie {
-        var cookie = stored[index]
-        cookie.lastAccess = Date(timeIntervalSinceReferenceDate: keys[index].lastAccess)
-        return cookie
+        bytes.withUnsafeBufferPointer { bytes in
+            Self.cookie(stored[index], facts[index], lastAccess: keys[index].lastAccess, bytes: bytes)
+        }
+    }
+
+    /// The cookie whose record and facts these are, its strings read from `bytes`.
+    static func cookie(_ record: Stored, _ fact: Facts, lastAccess: Double, bytes: UnsafeBufferPointer<UInt8>)
+        -> Cookie
+    {
+        func text(_ offset: UInt32, _ length: Int) -> String {
+            guard length > 0 else { return "" }
+            let start = Int(offset)
+            return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<start + length]), as: UTF8.self)
+        }
+        let nameLength = Int(record.nameLength)
+        // The value starts after the name and its `=`; a nameless cookie's pair is its value.
+        let valueStart = nameLength > 0 ? nameLength + 1 : 0
+        let name: String
+        let value: String
+        if let pair = record.longPair {
+            name = String(decoding: pair.utf8.prefix(nameLength), as: UTF8.self)
+            value = String(decoding: pair.utf8.dropFirst(valueStart), as: UTF8.self)
+        } else {
+            name = text(fact.pair, nameLength)
+            value = text(fact.pair + UInt32(valueStart), Int(fact.pairLength) - valueStart)
+        }
+        return Cookie(
+            name: name, value: value, domain: text(fact.domain, Int(fact.domainLength)),
+            path: text(fact.path, Int(fact.pathLength)), isHostOnly: fact.flags & Facts.hostOnly != 0,
+            isSecure: fact.flags & Facts.secure != 0, isHTTPOnly: fact.flags & Facts.httpOnly != 0,
+            sameSite: fact.sameSite, partitionKey: record.partitionKey,
+            expires: record.isSession ? nil : Date(timeIntervalSinceReferenceDate: fact.expires),
+            created: Date(timeIntervalSinceReferenceDate: fact.created),
+            lastAccess: Date(timeIntervalSinceReferenceDate: lastAccess),
+            modified: Date(timeIntervalSinceReferenceDate: record.modified))
     }
 
     /// The last-access time of the cookie at `index`.
@@ -152,9 +186,8 @@ struct SiteCookies {
 
     /// Appends a cookie with rank 0, for `rankAll` to rank.
     private mutating func appendUnranked(_ cookie: Cookie) {
-        var cookie = cookie
-        let fact = makeFacts(&cookie)
-        stored.append(cookie)
+        let fact = makeFacts(cookie)
+        stored.append(Stored(cookie, pairKept: fact.pair != Facts.notKept))
         facts.append(fact)
         keys.append(makeKey(fact, lastAccess: cookie.lastAccess))
         indexIsStale = true
@@ -162,13 +195,12 @@ struct SiteCookies {
 
     /// Replaces the cookie at `index`.
     mutating func replace(at index: Int, with cookie: Cookie) {
-        var cookie = cookie
         unusedBytes += facts[index].heldBytes
         removeRank(of: index)
-        facts[index] = makeFacts(&cookie)
+        facts[index] = makeFacts(cookie)
         keys[index] = makeKey(facts[index], lastAccess: cookie.lastAccess)
         indexIsStale = true
-        stored[index] = cookie
+        stored[index] = Stored(cookie, pairKept: facts[index].pair != Facts.notKept)
         insertRank(of: index)
         compactIfSparse()
     }
@@ -191,7 +223,7 @@ struct SiteCookies {
     mutating func remove(at indices: IndexSet) -> [Cookie] {
         guard !indices.isEmpty else { return [] }
         var removed: [Cookie] = []
-        var keptCookies: [Cookie] = []
+        var keptCookies: [Stored] = []
         var keptFacts: [Facts] = []
         var keptKeys: [Key] = []
         keptCookies.reserveCapacity(stored.count - indices.count)
@@ -225,7 +257,6 @@ struct SiteCookies {
 
     /// Moves the last-access time of the cookie at `index` on (nothing a lookup tests changes).
     mutating func setLastAccess(_ date: Date, at index: Int) {
-        stored[index].lastAccess = date
         keys[index].lastAccess = date.timeIntervalSinceReferenceDate
     }
 
@@ -245,7 +276,7 @@ struct SiteCookies {
                             && Int(facts[i].domainLength) == domain.count && Int(facts[i].pathLength) == path.count
                             && Self.same(bytes, at: facts[i].domain, as: domain)
                             && Self.same(bytes, at: facts[i].path, as: path)
-                            && stored[i].name.sameBytes(as: cookie.name)
+                            && name(at: i, bytes: bytes).sameBytes(as: cookie.name)
                             && stored[i].partitionKey.sameBytes(as: cookie.partitionKey)
                         {
                             return i
@@ -255,6 +286,14 @@ struct SiteCookies {
                 }
             }
         }
+    }
+
+    /// The name of the cookie at `index`.
+    private func name(at index: Int, bytes: UnsafeBufferPointer<UInt8>) -> String {
+        let length = Int(stored[index].nameLength)
+        if let pair = stored[index].longPair { return String(decoding: pair.utf8.prefix(length), as: UTF8.self) }
+        let start = Int(facts[index].pair)
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<start + length]), as: UTF8.self)
     }
 
     /// Whether the bytes at `offset` are `other`'s.
@@ -269,7 +308,7 @@ struct SiteCookies {
     func hasSecureCookie(shadowedBy cookie: Cookie, now: Date) -> Bool {
         let hash = Self.hash(cookie.name)
         for i in facts.indices where facts[i].flags & Facts.secure != 0 && facts[i].nameHash == hash {
-            let old = stored[i]
+            let old = self.cookie(at: i)
             if old.name.sameBytes(as: cookie.name)
                 && (CanonicalCookie.domainMatches(old.domain, cookie.domain)
                     || CanonicalCookie.domainMatches(cookie.domain, old.domain))
@@ -350,7 +389,7 @@ struct SiteCookies {
                                     ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?
                                         .description ?? "")
                                 topLevelKey = partition
-                                if all.pointee[i].partitionKey != partition { continue }
+                                if all.stored.pointee[i].partitionKey != partition { continue }
                             }
                             // Its rank beside its index: sorted as numbers (see `sortInHeaderOrder`).
                             found[n] = Int(key.rank) << 32 | i
@@ -383,15 +422,18 @@ struct SiteCookies {
     @inline(__always)
     private mutating func withParts<R>(
         _ body: (
-            UnsafePointer<[Cookie]>, UnsafeMutableBufferPointer<Key>, UnsafeBufferPointer<UInt8>,
-            UnsafeBufferPointer<UInt8>
+            Records, UnsafeMutableBufferPointer<Key>, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>
         ) -> R
     ) -> R {
-        withUnsafePointer(to: &stored) { all in
-            keys.withUnsafeMutableBufferPointer { keys in
-                index.withUnsafeMutableBufferPointer { index in
-                    bytes.withUnsafeMutableBufferPointer { bytes in
-                        body(all, keys, UnsafeBufferPointer(index), UnsafeBufferPointer(bytes))
+        withUnsafePointer(to: &stored) { stored in
+            withUnsafePointer(to: &facts) { facts in
+                keys.withUnsafeMutableBufferPointer { keys in
+                    index.withUnsafeMutableBufferPointer { index in
+                        bytes.withUnsafeMutableBufferPointer { bytes in
+                            body(
+                                Records(stored: stored, facts: facts), keys, UnsafeBufferPointer(index),
+                                UnsafeBufferPointer(bytes))
+                        }
                     }
                 }
             }
@@ -491,10 +533,10 @@ struct SiteCookies {
         return Key(fact, place: places.count - 1, lastAccess: lastAccess)
     }
 
-    /// The facts of `cookie`, whose domain and path are made to share the tables' storage.
-    private mutating func makeFacts(_ cookie: inout Cookie) -> Facts {
-        let domain = intern(&cookie.domain, asPath: false)
-        let path = intern(&cookie.path, asPath: true)
+    /// The facts of `cookie`, its domain and path found in `bytes` or added.
+    private mutating func makeFacts(_ cookie: Cookie) -> Facts {
+        let domain = intern(cookie.domain, asPath: false)
+        let path = intern(cookie.path, asPath: true)
         var flags: UInt8 = 0
         if cookie.isHostOnly { flags |= Facts.hostOnly }
         if cookie.isSecure { flags |= Facts.secure }
@@ -519,28 +561,24 @@ struct SiteCookies {
             domainLength: UInt32(cookie.domain.utf8.count), flags: flags, sameSite: cookie.sameSite)
     }
 
-    /// Where `string`'s bytes are in `bytes`, appended when no cookie's domain (or path) has
-    /// them; `string` then shares the storage of that cookie's.
-    private mutating func intern(_ string: inout String, asPath: Bool) -> UInt32 {
-        if let (found, index) = find(string, asPath: asPath) {
-            string = asPath ? stored[index].path : stored[index].domain
-            return found
-        }
+    /// Where `string`'s bytes are in `bytes`, appended when no cookie's domain (or path) has them.
+    private mutating func intern(_ string: String, asPath: Bool) -> UInt32 {
+        if let found = find(string, asPath: asPath) { return found }
         let start = UInt32(bytes.count)
         bytes += string.utf8
         return start
     }
 
-    /// The offset of `string`'s bytes as a cookie's domain (or path) and that cookie's index,
-    /// when one of the newest `internWindow` cookies has them (a response's cookies mostly share
+    /// The offset of `string`'s bytes as a cookie's domain (or path), when one of the newest
+    /// `internWindow` cookies has them (a response's cookies mostly share
     /// the domain and path of the one before). Further back, the bytes are stored again: sharing
     /// saves memory, and a site of many cookies with many paths would make every insertion (and
     /// a rebuild, quadratically) scan them all.
-    private func find(_ string: String, asPath: Bool) -> (UInt32, Int)? {
+    private func find(_ string: String, asPath: Bool) -> UInt32? {
         var string = string
-        return string.withUTF8 { wanted -> (UInt32, Int)? in
-            bytes.withUnsafeBufferPointer { bytes -> (UInt32, Int)? in
-                facts.withUnsafeBufferPointer { facts -> (UInt32, Int)? in
+        return string.withUTF8 { wanted -> UInt32? in
+            bytes.withUnsafeBufferPointer { bytes -> UInt32? in
+                facts.withUnsafeBufferPointer { facts -> UInt32? in
                     var i = facts.count - 1
                     while i >= max(0, facts.count - Self.internWindow) {
                         if Int(asPath ? facts[i].pathLength : facts[i].domainLength) == wanted.count {
@@ -548,7 +586,7 @@ struct SiteCookies {
                             if wanted.isEmpty
                                 || memcmp(bytes.baseAddress! + Int(start), wanted.baseAddress!, wanted.count) == 0
                             {
-                                return (start, i)
+                                return start
                             }
                         }
                         i -= 1

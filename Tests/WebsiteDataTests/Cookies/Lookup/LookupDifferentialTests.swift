@@ -10,9 +10,10 @@ import WebsiteDataTestSupport
 /// it stored is in the jar, whatever the set evicted: the jar never evicts the cookie it stores.
 ///
 /// Cookies are set from `Set-Cookie` strings through the store, so canonicalisation and the
-/// jar's rules decide what is stored; the reference holds a copy of what the jar holds (read
-/// from its plain array of cookies, never from the lookup's keys, index or bytes) after each
-/// change, and answers lookups from it.
+/// jar's rules decide what is stored; the reference holds a copy of what the jar holds (the
+/// cookies `SiteCookies.cookie(at:)` makes, which `SiteCookiesTests` checks byte for byte
+/// against what was stored; never the lookup's keys or index) after each change, and answers
+/// lookups from it.
 @Suite(.ownThreads) struct LookupDifferentialTests {
     /// SplitMix64: the same operations from the same seed on every run.
     struct SeededRandom: RandomNumberGenerator {
@@ -59,7 +60,7 @@ import WebsiteDataTestSupport
         }
     }
 
-    /// The jar's count and the cookies of `site` (its plain array, expired ones included).
+    /// The jar's count and the cookies of `site` (as `cookie(at:)` makes them, expired ones included).
     static func jar(_ store: HTTPCookieStore, site: String?) throws -> (Int, [Cookie]) {
         try store.withExclusiveWrite { jar, _, _ in
             (jar.count, site.flatMap { jar.sites[SiteKey($0)]?.cookies } ?? [])
