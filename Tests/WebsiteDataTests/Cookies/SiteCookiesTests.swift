@@ -192,6 +192,12 @@ import WebsiteDataTestSupport
         #expect(MemoryLayout<SiteCookies.Key>.stride == 32)
     }
 
+    /// A record is 24 bytes: the partition and a long pair, which few cookies have, are behind
+    /// one reference.
+    @Test func aRecordIsTwentyFourBytes() {
+        #expect(MemoryLayout<SiteCookies.Stored>.stride == 24)
+    }
+
     /// A site with more distinct paths than `find` looks back through stores some paths twice:
     /// every cookie is still found by its key, and lookups still agree with a scan.
     @Test func pathsStoredAgainBeyondTheInternWindowAreStillFound() throws {

@@ -40,11 +40,9 @@ extension SiteCookies {
     /// What a site keeps of a cookie besides its facts, its key and its bytes: with them, all of
     /// the cookie (`SiteCookies.cookie(at:)` makes it).
     struct Stored {
-        /// The partition the cookie was set in; empty for most.
-        var partitionKey: String
-        /// The pair (`name=value`, or the value of a nameless cookie) when it is longer than
-        /// `longestPairKept`, and so not in `bytes`.
-        var longPair: String?
+        /// The partition and the long pair, for a cookie with either (few have one): a
+        /// reference, where two strings would take 32 bytes of every record.
+        private var extra: Extra?
         /// Last modification time as seconds since the reference date.
         var modified: Double
         /// The name's length in bytes: where the pair splits into name and value.
@@ -52,13 +50,32 @@ extension SiteCookies {
         /// Whether the cookie has no expiry (`Facts.expires` is then infinity).
         var isSession: Bool
 
+        /// The partition the cookie was set in; empty for most.
+        var partitionKey: String { extra?.partitionKey ?? "" }
+        /// The pair (`name=value`, or the value of a nameless cookie) when it is longer than
+        /// `longestPairKept`, and so not in `bytes`.
+        var longPair: String? { extra?.longPair }
+
         /// What `cookie`'s record keeps, its pair kept in `bytes` or not.
         init(_ cookie: Cookie, pairKept: Bool) {
-            partitionKey = cookie.partitionKey
-            longPair = pairKept ? nil : cookie.pair
+            let longPair = pairKept ? nil : cookie.pair
+            extra =
+                cookie.partitionKey.isEmpty && longPair == nil
+                ? nil : Extra(partitionKey: cookie.partitionKey, longPair: longPair)
             modified = cookie.modified.timeIntervalSinceReferenceDate
             nameLength = UInt32(cookie.name.utf8.count)
             isSession = cookie.expires == nil
+        }
+
+        /// A record's partition and long pair.
+        final class Extra: Sendable {
+            let partitionKey: String
+            let longPair: String?
+
+            init(partitionKey: String, longPair: String?) {
+                self.partitionKey = partitionKey
+                self.longPair = longPair
+            }
         }
     }
 
