@@ -259,6 +259,38 @@ public final class PostgreSQLTestCluster: Sendable {
         deinit { close(descriptor) }
     }
 
+    /// A TCP port of 127.0.0.1 whose listener resets every connection as soon as it has it, as a
+    /// server being stopped may; the listener closes when the value is released.
+    public final class ResettingPort: Sendable {
+        /// The port number.
+        public let port: Int
+        private let descriptor: Int32
+
+        /// Listens on a free port of 127.0.0.1, and resets what comes, on a thread of its own.
+        public init() {
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            port = PostgreSQLTestCluster.bindToFreePort(descriptor)
+            listen(descriptor, 16)
+            let listener = descriptor
+            Thread.detachNewThread {
+                while true {
+                    let client = accept(listener, nil, nil)
+                    guard client >= 0 else { return }
+                    // Closed with a linger of zero: a reset, not an orderly end.
+                    var reset = linger(l_onoff: 1, l_linger: 0)
+                    setsockopt(client, SOL_SOCKET, SO_LINGER, &reset, socklen_t(MemoryLayout<linger>.size))
+                    close(client)
+                }
+            }
+        }
+
+        deinit {
+            // Ends the thread's `accept`.
+            shutdown(descriptor, Int32(SHUT_RDWR))
+            close(descriptor)
+        }
+    }
+
     /// A TCP port on 127.0.0.1 that nothing listened on a moment ago.
     ///
     /// - Returns: the port.

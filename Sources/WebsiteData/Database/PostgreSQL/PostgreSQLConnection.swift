@@ -768,28 +768,31 @@ public final class PostgreSQLConnection: @unchecked Sendable {
         let raw = PQerrorMessage(connection).map { String(cString: $0) } ?? ""
         let text = oneLine(PostgreSQLConnectionString.redact(raw, secrets: secrets.sorted { $0.count > $1.count }))
         let message = "cannot connect to \(target.summary): \(text.isEmpty ? "no reason given" : text)"
-        let lower = raw.lowercased()
-        let reason: PostgreSQLError.Reason
-        if lower.contains("database \"") && lower.contains("does not exist") {
-            reason = .databaseMissing
-        } else if [
+        return PostgreSQLError(connectFailureReason(raw), message)
+    }
+
+    /// What libpq's message for a failed connection attempt says went wrong.
+    static func connectFailureReason(_ message: String) -> PostgreSQLError.Reason {
+        let lower = message.lowercased()
+        if lower.contains("database \"") && lower.contains("does not exist") { return .databaseMissing }
+        if [
             "password authentication failed", "authentication failed", "no pg_hba.conf entry",
             "no password supplied", "role \"", "certificate authentication", "pg_hba.conf rejects",
         ].contains(where: lower.contains) {
-            reason = .authenticationFailed
-        } else if [
+            return .authenticationFailed
+        }
+        // A server stopping or starting may also reset a connection it had not yet accepted.
+        if [
             "connection refused", "could not translate host name", "timeout expired",
             "no route to host", "network is unreachable", "no such file or directory",
             "the database system is starting up", "the database system is shutting down",
             "the database system is in recovery mode", "the database system is not yet accepting connections",
-            "too many clients", "server closed the connection",
+            "too many clients", "server closed the connection", "connection reset by peer",
             "could not connect", "connection timed out", "host is down",
         ].contains(where: lower.contains) {
-            reason = .serverUnavailable
-        } else {
-            reason = .connectionFailed
+            return .serverUnavailable
         }
-        return PostgreSQLError(reason, message)
+        return .connectionFailed
     }
 }
 

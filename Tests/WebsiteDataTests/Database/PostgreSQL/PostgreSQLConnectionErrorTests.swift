@@ -58,6 +58,24 @@ import WebsiteDataTestSupport
         #expect(missing?.description.contains("s3cret-db-pw") == false)
     }
 
+    /// A server being stopped may reset a connection it has not accepted yet: that is the
+    /// server being unavailable (try again later), not a connection that cannot be made.
+    @Test func aConnectionResetWhileConnectingIsAnUnavailableServer() throws {
+        let resetting = PostgreSQLTestCluster.ResettingPort()
+        let error = #expect(throws: PostgreSQLError.self) {
+            try PostgreSQLConnection("host=127.0.0.1 port=\(resetting.port) user=wk connect_timeout=30")
+        }
+        #expect(error?.reason == .serverUnavailable, "\(String(describing: error))")
+        withExtendedLifetime(resetting) {}
+        // What libpq said when a cluster's socket reset a connection as the server stopped.
+        let socketReset = """
+            connection to server on socket "/tmp/wkstore-pg/.s.PGSQL.34789" failed: Connection reset by peer
+            \tIs the server running locally and accepting connections on that socket?
+            """
+        #expect(PostgreSQLConnection.connectFailureReason(socketReset) == .serverUnavailable)
+        #expect(PostgreSQLConnection.connectFailureReason("invalid connection option \"hots\"") == .connectionFailed)
+    }
+
     @Test func aServerThatDoesNotAnswerIsUnavailable() throws {
         // A port nothing listens on, and a socket folder with no server.
         let refusing = PostgreSQLTestCluster.RefusingPort()
