@@ -193,9 +193,10 @@ import WebsiteDataTestSupport
     }
 
     /// A record is 24 bytes: the partition and a long pair, which few cookies have, are behind
-    /// one reference.
-    @Test func aRecordIsTwentyFourBytes() {
+    /// one reference. The facts are 32: they do not repeat what the key holds.
+    @Test func aRecordIsTwentyFourBytesAndFactsThirtyTwo() {
         #expect(MemoryLayout<SiteCookies.Stored>.stride == 24)
+        #expect(MemoryLayout<SiteCookies.Facts>.stride == 32)
     }
 
     /// A site with more distinct paths than `find` looks back through stores some paths twice:

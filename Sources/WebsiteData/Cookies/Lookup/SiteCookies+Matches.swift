@@ -38,8 +38,7 @@ extension SiteCookies {
         /// Copies of the cookies found.
         var cookies: [Cookie] {
             indices.map { i in
-                SiteCookies.cookie(
-                    all!.stored.pointee[i], all!.facts.pointee[i], lastAccess: keys[i].lastAccess, bytes: bytes)
+                SiteCookies.cookie(all!.stored.pointee[i], all!.facts.pointee[i], keys[i], bytes: bytes)
             }
         }
 

@@ -1,12 +1,11 @@
 import Foundation
 
-/// What a site keeps of each cookie beside the cookie itself (see `SiteCookies`): its facts,
-/// its key, its place, and a place's member as the lookup index lists it.
+/// What a site keeps of each cookie (see `SiteCookies`): its facts, its record and its key; and
+/// its place, and a place's member as the lookup index lists it.
 extension SiteCookies {
-    /// What a search by key and keeping the keys read of one cookie.
+    /// What a search by key, header order and keeping the bytes read of one cookie, besides
+    /// its key (which holds its flags, expiry, SameSite and where its pair is).
     struct Facts {
-        /// Expiry as seconds since the reference date; infinity for a session cookie.
-        var expires: Double
         /// Creation time as seconds since the reference date.
         var created: Double
         /// FNV-1a of the name's bytes.
@@ -17,23 +16,20 @@ extension SiteCookies {
         var path: UInt32
         /// The path's length in bytes.
         var pathLength: UInt32
-        /// Where the cookie's pair starts (`notKept` when longer than `longestPairKept`), and its length.
-        var pair: UInt32
+        /// The pair's length in bytes (in `bytes` when at most `longestPairKept`).
         var pairLength: UInt32
         /// The domain's length in bytes.
         var domainLength: UInt32
-        /// `hostOnly`, `secure`, `httpOnly`, `partitioned`.
-        var flags: UInt8
-        /// The SameSite attribute.
-        var sameSite: CookieSameSite
 
-        /// `pair` of a cookie whose pair is not in `bytes`.
+        /// `Key.pair` of a cookie whose pair is not in `bytes`.
         static let notKept = UInt32.max
 
         /// The bytes the cookie's pair, domain and path take in `bytes` (the last two perhaps
         /// shared with other cookies).
-        var heldBytes: Int { (pair == Self.notKept ? 0 : Int(pairLength)) + Int(domainLength) + Int(pathLength) }
-        /// The bits of `flags`.
+        var heldBytes: Int {
+            (Int(pairLength) <= SiteCookies.longestPairKept ? Int(pairLength) : 0) + Int(domainLength) + Int(pathLength)
+        }
+        /// The bits of `Key.flags`.
         static let hostOnly: UInt8 = 1, secure: UInt8 = 2, httpOnly: UInt8 = 4, partitioned: UInt8 = 8
     }
 
@@ -47,7 +43,7 @@ extension SiteCookies {
         var modified: Double
         /// The name's length in bytes: where the pair splits into name and value.
         var nameLength: UInt32
-        /// Whether the cookie has no expiry (`Facts.expires` is then infinity).
+        /// Whether the cookie has no expiry (`Key.expires` is then infinity).
         var isSession: Bool
 
         /// The partition the cookie was set in; empty for most.
@@ -89,12 +85,12 @@ extension SiteCookies {
         var isHostOnly: Bool
 
         /// The place of the cookie whose facts are `fact`.
-        init(_ fact: Facts) {
+        init(_ fact: Facts, isHostOnly: Bool) {
             domain = fact.domain
             domainLength = fact.domainLength
             path = fact.path
             pathLength = fact.pathLength
-            isHostOnly = fact.flags & Facts.hostOnly != 0
+            self.isHostOnly = isHostOnly
         }
 
         /// Whether `other` is the same domain, path and host-only flag (at the same offsets).
@@ -113,34 +109,43 @@ extension SiteCookies {
     }
 
     /// What a lookup reads and writes of a cookie: its place (an index in `places`), its flags,
-    /// expiry and SameSite and where its pair is (as in `Facts`), its last-access time, and its
-    /// rank in header order.
+    /// expiry and SameSite and where its pair is, its last-access time, and its rank in header
+    /// order. The facts do not repeat what the key holds.
     struct Key {
-        /// As in `Facts`.
+        /// Expiry as seconds since the reference date; infinity for a session cookie.
         var expires: Double
         /// The cookie's last-access time as seconds since the reference date, and the one that
         /// counts: a lookup moves it on here, where its cache line already is (see `stored`).
         var lastAccess: Double
         var place: UInt32
-        /// As in `Facts`: `Facts.notKept` for a pair read from the cookie itself.
+        /// Where the cookie's pair starts in `bytes`: `Facts.notKept` for a pair longer than
+        /// `longestPairKept` (`Stored.longPair`).
         var pair: UInt32
         /// The cookie's place among the site's in `Cookie` header order (`goesBefore`): the
         /// ranks of a site's cookies are 0 to count - 1, each once.
         var rank: UInt32
         /// The pair's length in bytes when it is kept (at most `longestPairKept`), else 0.
         var pairLength: UInt16
+        /// `Facts.hostOnly`, `secure`, `httpOnly`, `partitioned`.
         var flags: UInt8
         var sameSite: CookieSameSite
 
-        init(_ fact: Facts, place: Int, lastAccess: Double) {
-            expires = fact.expires
-            self.lastAccess = lastAccess
+        /// The key of `cookie`, whose facts are `fact` and whose pair is at `pair`, at `place`;
+        /// rank 0 until ranked.
+        init(_ cookie: Cookie, _ fact: Facts, pair: UInt32, place: Int) {
+            expires = cookie.expires?.timeIntervalSinceReferenceDate ?? .infinity
+            lastAccess = cookie.lastAccess.timeIntervalSinceReferenceDate
             self.place = UInt32(place)
-            pair = fact.pair
+            self.pair = pair
             rank = 0
-            pairLength = fact.pair == Facts.notKept ? 0 : UInt16(fact.pairLength)
-            flags = fact.flags
-            sameSite = fact.sameSite
+            pairLength = pair == Facts.notKept ? 0 : UInt16(fact.pairLength)
+            var flags: UInt8 = 0
+            if cookie.isHostOnly { flags |= Facts.hostOnly }
+            if cookie.isSecure { flags |= Facts.secure }
+            if cookie.isHTTPOnly { flags |= Facts.httpOnly }
+            if !cookie.partitionKey.isEmpty { flags |= Facts.partitioned }
+            self.flags = flags
+            sameSite = cookie.sameSite
         }
     }
 }

@@ -88,14 +88,12 @@ struct SiteCookies {
     /// The cookie at `index`.
     func cookie(at index: Int) -> Cookie {
         bytes.withUnsafeBufferPointer { bytes in
-            Self.cookie(stored[index], facts[index], lastAccess: keys[index].lastAccess, bytes: bytes)
+            Self.cookie(stored[index], facts[index], keys[index], bytes: bytes)
         }
     }
 
-    /// The cookie whose record and facts these are, its strings read from `bytes`.
-    static func cookie(_ record: Stored, _ fact: Facts, lastAccess: Double, bytes: UnsafeBufferPointer<UInt8>)
-        -> Cookie
-    {
+    /// The cookie whose record, facts and key these are, its strings read from `bytes`.
+    static func cookie(_ record: Stored, _ fact: Facts, _ key: Key, bytes: UnsafeBufferPointer<UInt8>) -> Cookie {
         func text(_ offset: UInt32, _ length: Int) -> String {
             guard length > 0 else { return "" }
             let start = Int(offset)
@@ -110,34 +108,34 @@ struct SiteCookies {
             name = String(decoding: pair.utf8.prefix(nameLength), as: UTF8.self)
             value = String(decoding: pair.utf8.dropFirst(valueStart), as: UTF8.self)
         } else {
-            name = text(fact.pair, nameLength)
-            value = text(fact.pair + UInt32(valueStart), Int(fact.pairLength) - valueStart)
+            name = text(key.pair, nameLength)
+            value = text(key.pair + UInt32(valueStart), Int(fact.pairLength) - valueStart)
         }
         return Cookie(
             name: name, value: value, domain: text(fact.domain, Int(fact.domainLength)),
-            path: text(fact.path, Int(fact.pathLength)), isHostOnly: fact.flags & Facts.hostOnly != 0,
-            isSecure: fact.flags & Facts.secure != 0, isHTTPOnly: fact.flags & Facts.httpOnly != 0,
-            sameSite: fact.sameSite, partitionKey: record.partitionKey,
-            expires: record.isSession ? nil : Date(timeIntervalSinceReferenceDate: fact.expires),
+            path: text(fact.path, Int(fact.pathLength)), isHostOnly: key.flags & Facts.hostOnly != 0,
+            isSecure: key.flags & Facts.secure != 0, isHTTPOnly: key.flags & Facts.httpOnly != 0,
+            sameSite: key.sameSite, partitionKey: record.partitionKey,
+            expires: record.isSession ? nil : Date(timeIntervalSinceReferenceDate: key.expires),
             created: Date(timeIntervalSinceReferenceDate: fact.created),
-            lastAccess: Date(timeIntervalSinceReferenceDate: lastAccess),
+            lastAccess: Date(timeIntervalSinceReferenceDate: key.lastAccess),
             modified: Date(timeIntervalSinceReferenceDate: record.modified))
     }
 
     /// The last-access time of the cookie at `index`.
     func lastAccess(at index: Int) -> Date { Date(timeIntervalSinceReferenceDate: keys[index].lastAccess) }
 
-    /// Whether a cookie has expired at `date` (read from the facts: no cookie is copied).
+    /// Whether a cookie has expired at `date` (read from the keys: no cookie is made).
     func hasExpiredCookie(at date: Date) -> Bool {
         let seconds = date.timeIntervalSinceReferenceDate
-        return facts.contains { $0.expires <= seconds }
+        return keys.contains { $0.expires <= seconds }
     }
 
     /// Removes the cookies expired at `date`; returns them.
     mutating func removeExpired(at date: Date) -> [Cookie] {
         let seconds = date.timeIntervalSinceReferenceDate
         var indices = IndexSet()
-        for i in facts.indices where facts[i].expires <= seconds { indices.insert(i) }
+        for i in keys.indices where keys[i].expires <= seconds { indices.insert(i) }
         return remove(at: indices)
     }
 
@@ -155,12 +153,12 @@ struct SiteCookies {
     }
 
     /// Calls `body` with each cookie's index, eviction rank and expiry (seconds since the
-    /// reference date; infinity for a session cookie), read from the facts.
+    /// reference date; infinity for a session cookie), read from the keys.
     func forEachEvictionFact(_ body: (Int, EvictionRank, Double) -> Void) {
         for i in facts.indices {
             body(
-                i, EvictionRank(isSecure: facts[i].flags & Facts.secure != 0, lastAccess: keys[i].lastAccess),
-                facts[i].expires)
+                i, EvictionRank(isSecure: keys[i].flags & Facts.secure != 0, lastAccess: keys[i].lastAccess),
+                keys[i].expires)
         }
     }
 
@@ -186,10 +184,10 @@ struct SiteCookies {
 
     /// Appends a cookie with rank 0, for `rankAll` to rank.
     private mutating func appendUnranked(_ cookie: Cookie) {
-        let fact = makeFacts(cookie)
-        stored.append(Stored(cookie, pairKept: fact.pair != Facts.notKept))
+        let (fact, pair) = makeFacts(cookie)
+        stored.append(Stored(cookie, pairKept: pair != Facts.notKept))
         facts.append(fact)
-        keys.append(makeKey(fact, lastAccess: cookie.lastAccess))
+        keys.append(makeKey(cookie, fact, pair: pair))
         indexIsStale = true
     }
 
@@ -197,10 +195,11 @@ struct SiteCookies {
     mutating func replace(at index: Int, with cookie: Cookie) {
         unusedBytes += facts[index].heldBytes
         removeRank(of: index)
-        facts[index] = makeFacts(cookie)
-        keys[index] = makeKey(facts[index], lastAccess: cookie.lastAccess)
+        let (fact, pair) = makeFacts(cookie)
+        facts[index] = fact
+        keys[index] = makeKey(cookie, fact, pair: pair)
         indexIsStale = true
-        stored[index] = Stored(cookie, pairKept: facts[index].pair != Facts.notKept)
+        stored[index] = Stored(cookie, pairKept: pair != Facts.notKept)
         insertRank(of: index)
         compactIfSparse()
     }
@@ -272,7 +271,7 @@ struct SiteCookies {
                 bytes.withUnsafeBufferPointer { bytes in
                     facts.withUnsafeBufferPointer { facts -> Int? in
                         for i in facts.indices
-                        where facts[i].nameHash == hash && facts[i].flags & Facts.hostOnly == hostOnly
+                        where facts[i].nameHash == hash && keys[i].flags & Facts.hostOnly == hostOnly
                             && Int(facts[i].domainLength) == domain.count && Int(facts[i].pathLength) == path.count
                             && Self.same(bytes, at: facts[i].domain, as: domain)
                             && Self.same(bytes, at: facts[i].path, as: path)
@@ -292,7 +291,7 @@ struct SiteCookies {
     private func name(at index: Int, bytes: UnsafeBufferPointer<UInt8>) -> String {
         let length = Int(stored[index].nameLength)
         if let pair = stored[index].longPair { return String(decoding: pair.utf8.prefix(length), as: UTF8.self) }
-        let start = Int(facts[index].pair)
+        let start = Int(keys[index].pair)
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<start + length]), as: UTF8.self)
     }
 
@@ -307,7 +306,7 @@ struct SiteCookies {
     /// same name, domains matching either way, `cookie`'s path matching the held one's, not expired.
     func hasSecureCookie(shadowedBy cookie: Cookie, now: Date) -> Bool {
         let hash = Self.hash(cookie.name)
-        for i in facts.indices where facts[i].flags & Facts.secure != 0 && facts[i].nameHash == hash {
+        for i in facts.indices where keys[i].flags & Facts.secure != 0 && facts[i].nameHash == hash {
             let old = self.cookie(at: i)
             if old.name.sameBytes(as: cookie.name)
                 && (CanonicalCookie.domainMatches(old.domain, cookie.domain)
@@ -519,29 +518,24 @@ struct SiteCookies {
 
     // MARK: Facts
 
-    /// The key of a cookie whose facts are `fact`: its flags, and its place, added to `places`
-    /// unless one of the newest `placeWindow` places is the same.
-    private mutating func makeKey(_ fact: Facts, lastAccess: Date) -> Key {
-        let place = Place(fact)
-        let lastAccess = lastAccess.timeIntervalSinceReferenceDate
+    /// The key of `cookie`, whose facts are `fact` and whose pair is at `pair`: its place is
+    /// added to `places` unless one of the newest `placeWindow` places is the same.
+    private mutating func makeKey(_ cookie: Cookie, _ fact: Facts, pair: UInt32) -> Key {
+        let place = Place(fact, isHostOnly: cookie.isHostOnly)
         var i = places.count - 1
         while i >= max(0, places.count - Self.placeWindow) {
-            if places[i].isSame(as: place) { return Key(fact, place: i, lastAccess: lastAccess) }
+            if places[i].isSame(as: place) { return Key(cookie, fact, pair: pair, place: i) }
             i -= 1
         }
         places.append(place)
-        return Key(fact, place: places.count - 1, lastAccess: lastAccess)
+        return Key(cookie, fact, pair: pair, place: places.count - 1)
     }
 
-    /// The facts of `cookie`, its domain and path found in `bytes` or added.
-    private mutating func makeFacts(_ cookie: Cookie) -> Facts {
+    /// The facts of `cookie`, its domain and path found in `bytes` or added, and where its pair
+    /// is (`Facts.notKept` when longer than `longestPairKept`).
+    private mutating func makeFacts(_ cookie: Cookie) -> (Facts, pair: UInt32) {
         let domain = intern(cookie.domain, asPath: false)
         let path = intern(cookie.path, asPath: true)
-        var flags: UInt8 = 0
-        if cookie.isHostOnly { flags |= Facts.hostOnly }
-        if cookie.isSecure { flags |= Facts.secure }
-        if cookie.isHTTPOnly { flags |= Facts.httpOnly }
-        if !cookie.partitionKey.isEmpty { flags |= Facts.partitioned }
         let pairLength = Self.pairLength(of: cookie)
         var pair = Facts.notKept
         if pairLength <= Self.longestPairKept {
@@ -552,13 +546,11 @@ struct SiteCookies {
             }
             bytes += cookie.value.utf8
         }
-        return Facts(
-            expires: cookie.expires?.timeIntervalSinceReferenceDate ?? .infinity,
-            created: cookie.created.timeIntervalSinceReferenceDate,
-            nameHash: Self.hash(cookie.name), domain: domain, path: path,
-            pathLength: UInt32(cookie.path.utf8.count),
-            pair: pair, pairLength: UInt32(pairLength),
-            domainLength: UInt32(cookie.domain.utf8.count), flags: flags, sameSite: cookie.sameSite)
+        let fact = Facts(
+            created: cookie.created.timeIntervalSinceReferenceDate, nameHash: Self.hash(cookie.name), domain: domain,
+            path: path, pathLength: UInt32(cookie.path.utf8.count), pairLength: UInt32(pairLength),
+            domainLength: UInt32(cookie.domain.utf8.count))
+        return (fact, pair)
     }
 
     /// Where `string`'s bytes are in `bytes`, appended when no cookie's domain (or path) has them.
