@@ -99,15 +99,11 @@ public struct BothEnginesTrait: SuiteTrait, TestTrait, TestScoping {
         guard !test.isSuite else { return try await function() }
         let engines: [TestEngine] = test.traits.contains { $0 is SQLiteOnlyTrait } ? [.sqlite] : TestEngine.allCases
         for engine in engines {
+            let gated = engine == .postgreSQL
+            if gated { await Self.postgreSQLRuns.enter() }
+            defer { if gated { Self.postgreSQLRuns.leave() } }
             do {
-                switch engine {
-                case .sqlite:
-                    try await TestEngine.$current.withValue(engine) { try await function() }
-                case .postgreSQL:
-                    await Self.postgreSQLRuns.enter()
-                    defer { Self.postgreSQLRuns.leave() }
-                    try await TestEngine.$current.withValue(engine) { try await function() }
-                }
+                try await TestEngine.$current.withValue(engine) { try await function() }
             } catch {
                 throw EngineFailure(engine: engine, error: error)
             }

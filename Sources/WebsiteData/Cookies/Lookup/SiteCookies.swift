@@ -275,7 +275,7 @@ struct SiteCookies {
                             && Int(facts[i].domainLength) == domain.count && Int(facts[i].pathLength) == path.count
                             && Self.same(bytes, at: facts[i].domain, as: domain)
                             && Self.same(bytes, at: facts[i].path, as: path)
-                            && name(at: i, bytes: bytes).sameBytes(as: cookie.name)
+                            && hasName(cookie.name, at: i, bytes: bytes)
                             && stored[i].partitionKey.sameBytes(as: cookie.partitionKey)
                         {
                             return i
@@ -287,12 +287,13 @@ struct SiteCookies {
         }
     }
 
-    /// The name of the cookie at `index`.
-    private func name(at index: Int, bytes: UnsafeBufferPointer<UInt8>) -> String {
-        let length = Int(stored[index].nameLength)
-        if let pair = stored[index].longPair { return String(decoding: pair.utf8.prefix(length), as: UTF8.self) }
+    /// Whether the cookie at `index` is named `name`, byte for byte (its pair starts with it;
+    /// compared in place, no string made).
+    private func hasName(_ name: String, at index: Int, bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard Int(stored[index].nameLength) == name.utf8.count else { return false }
+        if let pair = stored[index].longPair { return pair.utf8.starts(with: name.utf8) }
         let start = Int(keys[index].pair)
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<start + length]), as: UTF8.self)
+        return bytes[start..<start + name.utf8.count].elementsEqual(name.utf8)
     }
 
     /// Whether the bytes at `offset` are `other`'s.
