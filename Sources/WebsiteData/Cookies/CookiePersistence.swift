@@ -242,7 +242,7 @@ enum CookiePersistence {
     /// cookie replaces an earlier one), which spares grouping every change by key.
     static func fold(_ db: DatabaseConnection, after: Int64, through: Int64) throws {
         // One pass over the table: a fold sorts all its entries at once. SQLite's sorter keeps
-        // about the writer's cache size (8 MB) in memory and spills the rest to a temporary
+        // about the writer's cache size (2 MB) in memory and spills the rest to a temporary
         // file (the writer's `temp_store` is FILE), so a fold of large rows stays bounded.
         try foldStretch(db, after: after, through: through)
         let rows = try db.scalar("SELECT count(*) FROM cookies")?.int64 ?? 0

@@ -183,7 +183,7 @@ public final class HTTPCookieStore: Sendable {
             let (loaded, policy) = try database.read { db in
                 // The log after the last fold is read to its end, each page once: through a small
                 // page cache, so that its pages do not stay in memory (a read-only store's cache
-                // holds up to 8 MB), then the cache is as it was.
+                // holds up to 2 MB), then the cache is as it was.
                 let cacheSize = db.engine == .sqlite ? try db.scalar("PRAGMA cache_size")?.int64 : nil
                 if cacheSize != nil { try db.execute("PRAGMA cache_size = 16") }
                 defer { if let cacheSize { try? db.execute("PRAGMA cache_size = \(cacheSize)") } }

@@ -137,8 +137,9 @@ final class StoreDatabase: Sendable {
             // still stays in memory up to SQLite's 64 KiB).
             try writer.execute("PRAGMA temp_store = FILE")
             // Every acknowledged write is a commit; checkpoints, which sync the log and the
-            // database, come every 4000 pages of log (16 MB) instead of SQLite's 1000, and the
-            // writer keeps 8 MB of pages (SQLite's default is 2 MB).
+            // database, come every 4000 pages of log (16 MB) instead of SQLite's 1000. The
+            // writer's page cache stays at SQLite's 2 MB: a long-running process fills it to the
+            // limit, and a larger one bought no ingest speed (see `StoreTuning`).
             try writer.execute("PRAGMA wal_autocheckpoint = \(StoreTuning.walAutocheckpointPages)")
             try writer.execute("PRAGMA cache_size = \(StoreTuning.writerCacheSize)")
             try Migrator().migrate(writer, path: file.path)
@@ -526,8 +527,11 @@ struct PendingWrite: Sendable {
 
 /// Settings of the store's writer connection, which wkstore-bench's SQLite floors use too.
 package enum StoreTuning {
-    /// The writer's page cache, as `PRAGMA cache_size` takes it (negative: KiB).
-    package static let writerCacheSize = -8192
+    /// The writer's page cache, as `PRAGMA cache_size` takes it (negative: KiB): SQLite's
+    /// default, 2 MB. The cache fills to its limit in any process that writes for long, and
+    /// memory is what a crawler holding many stores runs short of; an 8 MB cache made ingest no
+    /// faster (wkstore-bench's ingest section).
+    package static let writerCacheSize = -2048
     /// Log pages between automatic checkpoints.
     package static let walAutocheckpointPages = 4000
     /// Change-log entries after the last fold that make the next commit fold the logged cookie
