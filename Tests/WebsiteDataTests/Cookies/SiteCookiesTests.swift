@@ -139,7 +139,7 @@ import WebsiteDataTestSupport
         #expect(mostSent > (sentEverywhere ? 96 : 2), "at most \(mostSent) sent")
     }
 
-    /// A site keeps no `Cookie`: what `cookie(at:)` and `cookies` make from its records, facts,
+    /// A site keeps no `Cookie`: what `cookie(at:)` and `cookies` make from its records, places,
     /// keys and bytes is, byte for byte, what was stored: long pairs (kept as strings of their
     /// own) with and without a name, names and values whose bytes differ from a canonically
     /// equal string's, a partition, a session cookie beside one that expires, a modification
@@ -192,11 +192,10 @@ import WebsiteDataTestSupport
         #expect(MemoryLayout<SiteCookies.Key>.stride == 32)
     }
 
-    /// A record is 24 bytes: the partition and a long pair, which few cookies have, are behind
-    /// one reference. The facts are 32: they do not repeat what the key holds.
-    @Test func aRecordIsTwentyFourBytesAndFactsThirtyTwo() {
-        #expect(MemoryLayout<SiteCookies.Stored>.stride == 24)
-        #expect(MemoryLayout<SiteCookies.Facts>.stride == 32)
+    /// A record is 32 bytes: the partition and a long pair, which few cookies have, are behind
+    /// one reference, and it repeats nothing the key and the place hold.
+    @Test func aRecordIsThirtyTwoBytes() {
+        #expect(MemoryLayout<SiteCookies.Stored>.stride == 32)
     }
 
     /// A site with more distinct paths than `find` looks back through stores some paths twice:

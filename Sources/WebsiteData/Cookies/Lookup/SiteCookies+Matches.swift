@@ -1,15 +1,15 @@
 import Foundation
 
 extension SiteCookies {
-    /// The site's records and facts, reached in place during a lookup.
+    /// The site's records and places, reached in place during a lookup.
     struct Records {
         let stored: UnsafePointer<[Stored]>
-        let facts: UnsafePointer<[Facts]>
+        let places: UnsafePointer<[Place]>
     }
 
     /// The cookies a lookup found, in header order, read in place while the site is locked.
     struct Matches {
-        /// The site's records and facts, reached only for what the keys and bytes do not hold (a
+        /// The site's records and places, reached only for what the keys and bytes do not hold (a
         /// copy, a pair longer than `longestPairKept`): a header read from the bytes alone does
         /// not touch them, a cache miss apiece on a large store.
         fileprivate let all: Records?
@@ -38,7 +38,8 @@ extension SiteCookies {
         /// Copies of the cookies found.
         var cookies: [Cookie] {
             indices.map { i in
-                SiteCookies.cookie(all!.stored.pointee[i], all!.facts.pointee[i], keys[i], bytes: bytes)
+                SiteCookies.cookie(
+                    all!.stored.pointee[i], keys[i], all!.places.pointee[Int(keys[i].place)], bytes: bytes)
             }
         }
 
@@ -48,7 +49,7 @@ extension SiteCookies {
             var length = 2 * (indices.count - 1)
             for i in indices {
                 let key = keys[i]
-                length += key.pair == Facts.notKept ? all!.stored.pointee[i].longPair!.utf8.count : Int(key.pairLength)
+                length += key.pair == Key.notKept ? all!.stored.pointee[i].longPair!.utf8.count : Int(key.pairLength)
             }
             return String(unsafeUninitializedCapacity: length) { buffer in
                 var at = buffer.baseAddress!
@@ -59,7 +60,7 @@ extension SiteCookies {
                         at += 2
                     }
                     let key = keys[i]
-                    if key.pair == Facts.notKept {
+                    if key.pair == Key.notKept {
                         at = Self.copy(all!.stored.pointee[i].longPair!, to: at)
                     } else {
                         at.update(from: bytes + Int(key.pair), count: Int(key.pairLength))

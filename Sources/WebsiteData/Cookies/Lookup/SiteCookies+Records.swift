@@ -1,50 +1,22 @@
 import Foundation
 
-/// What a site keeps of each cookie (see `SiteCookies`): its facts, its record and its key; and
-/// its place, and a place's member as the lookup index lists it.
+/// What a site keeps of each cookie (see `SiteCookies`): its record and its key; and its place,
+/// and a place's member as the lookup index lists it.
 extension SiteCookies {
-    /// What a search by key, header order and keeping the bytes read of one cookie, besides
-    /// its key (which holds its flags, expiry, SameSite and where its pair is).
-    struct Facts {
-        /// Creation time as seconds since the reference date.
-        var created: Double
-        /// FNV-1a of the name's bytes.
-        var nameHash: UInt32
-        /// Where the domain's bytes start in `bytes` (equal domains mostly at one offset).
-        var domain: UInt32
-        /// Where the path's bytes start (likewise).
-        var path: UInt32
-        /// The path's length in bytes.
-        var pathLength: UInt32
-        /// The pair's length in bytes (in `bytes` when at most `longestPairKept`).
-        var pairLength: UInt32
-        /// The domain's length in bytes.
-        var domainLength: UInt32
-
-        /// `Key.pair` of a cookie whose pair is not in `bytes`.
-        static let notKept = UInt32.max
-
-        /// The bytes the cookie's pair, domain and path take in `bytes` (the last two perhaps
-        /// shared with other cookies).
-        var heldBytes: Int {
-            (Int(pairLength) <= SiteCookies.longestPairKept ? Int(pairLength) : 0) + Int(domainLength) + Int(pathLength)
-        }
-        /// The bits of `Key.flags`.
-        static let hostOnly: UInt8 = 1, secure: UInt8 = 2, httpOnly: UInt8 = 4, partitioned: UInt8 = 8
-    }
-
-    /// What a site keeps of a cookie besides its facts, its key and its bytes: with them, all of
-    /// the cookie (`SiteCookies.cookie(at:)` makes it).
+    /// What a site keeps of a cookie besides its key, its place and its bytes: with them, all of
+    /// the cookie (`SiteCookies.cookie(at:)` makes it). 32 bytes.
     struct Stored {
         /// The partition and the long pair, for a cookie with either (few have one): a
         /// reference, where two strings would take 32 bytes of every record.
         private var extra: Extra?
         /// Last modification time as seconds since the reference date.
         var modified: Double
+        /// Creation time as seconds since the reference date.
+        var created: Double
         /// The name's length in bytes: where the pair splits into name and value.
         var nameLength: UInt32
-        /// Whether the cookie has no expiry (`Key.expires` is then infinity).
-        var isSession: Bool
+        /// FNV-1a of the name's bytes: a search by key compares it before any bytes.
+        var nameHash: UInt32
 
         /// The partition the cookie was set in; empty for most.
         var partitionKey: String { extra?.partitionKey ?? "" }
@@ -59,8 +31,9 @@ extension SiteCookies {
                 cookie.partitionKey.isEmpty && longPair == nil
                 ? nil : Extra(partitionKey: cookie.partitionKey, longPair: longPair)
             modified = cookie.modified.timeIntervalSinceReferenceDate
+            created = cookie.created.timeIntervalSinceReferenceDate
             nameLength = UInt32(cookie.name.utf8.count)
-            isSession = cookie.expires == nil
+            nameHash = SiteCookies.hash(cookie.name)
         }
 
         /// A record's partition and long pair.
@@ -84,15 +57,6 @@ extension SiteCookies {
         var pathLength: UInt32
         var isHostOnly: Bool
 
-        /// The place of the cookie whose facts are `fact`.
-        init(_ fact: Facts, isHostOnly: Bool) {
-            domain = fact.domain
-            domainLength = fact.domainLength
-            path = fact.path
-            pathLength = fact.pathLength
-            self.isHostOnly = isHostOnly
-        }
-
         /// Whether `other` is the same domain, path and host-only flag (at the same offsets).
         func isSame(as other: Place) -> Bool {
             domain == other.domain && domainLength == other.domainLength && path == other.path
@@ -110,7 +74,7 @@ extension SiteCookies {
 
     /// What a lookup reads and writes of a cookie: its place (an index in `places`), its flags,
     /// expiry and SameSite and where its pair is, its last-access time, and its rank in header
-    /// order. The facts do not repeat what the key holds.
+    /// order. The record does not repeat what the key and the place hold.
     struct Key {
         /// Expiry as seconds since the reference date; infinity for a session cookie.
         var expires: Double
@@ -118,7 +82,7 @@ extension SiteCookies {
         /// counts: a lookup moves it on here, where its cache line already is (see `stored`).
         var lastAccess: Double
         var place: UInt32
-        /// Where the cookie's pair starts in `bytes`: `Facts.notKept` for a pair longer than
+        /// Where the cookie's pair starts in `bytes`: `notKept` for a pair longer than
         /// `longestPairKept` (`Stored.longPair`).
         var pair: UInt32
         /// The cookie's place among the site's in `Cookie` header order (`goesBefore`): the
@@ -126,24 +90,32 @@ extension SiteCookies {
         var rank: UInt32
         /// The pair's length in bytes when it is kept (at most `longestPairKept`), else 0.
         var pairLength: UInt16
-        /// `Facts.hostOnly`, `secure`, `httpOnly`, `partitioned`.
+        /// `hostOnly`, `secure`, `httpOnly`, `partitioned`, `session`.
         var flags: UInt8
         var sameSite: CookieSameSite
 
-        /// The key of `cookie`, whose facts are `fact` and whose pair is at `pair`, at `place`;
+        /// `pair` of a cookie whose pair is not in `bytes`.
+        static let notKept = UInt32.max
+        /// The bits of `flags`.
+        static let hostOnly: UInt8 = 1, secure: UInt8 = 2, httpOnly: UInt8 = 4, partitioned: UInt8 = 8
+        /// The bit of `flags` of a cookie with no expiry (`expires` is then infinity).
+        static let session: UInt8 = 16
+
+        /// The key of `cookie`, whose pair (of `pairLength` bytes) is at `pair`, at `place`;
         /// rank 0 until ranked.
-        init(_ cookie: Cookie, _ fact: Facts, pair: UInt32, place: Int) {
+        init(_ cookie: Cookie, pair: UInt32, pairLength: Int, place: Int) {
             expires = cookie.expires?.timeIntervalSinceReferenceDate ?? .infinity
             lastAccess = cookie.lastAccess.timeIntervalSinceReferenceDate
             self.place = UInt32(place)
             self.pair = pair
             rank = 0
-            pairLength = pair == Facts.notKept ? 0 : UInt16(fact.pairLength)
+            self.pairLength = pair == Self.notKept ? 0 : UInt16(pairLength)
             var flags: UInt8 = 0
-            if cookie.isHostOnly { flags |= Facts.hostOnly }
-            if cookie.isSecure { flags |= Facts.secure }
-            if cookie.isHTTPOnly { flags |= Facts.httpOnly }
-            if !cookie.partitionKey.isEmpty { flags |= Facts.partitioned }
+            if cookie.isHostOnly { flags |= Self.hostOnly }
+            if cookie.isSecure { flags |= Self.secure }
+            if cookie.isHTTPOnly { flags |= Self.httpOnly }
+            if !cookie.partitionKey.isEmpty { flags |= Self.partitioned }
+            if cookie.expires == nil { flags |= Self.session }
             self.flags = flags
             sameSite = cookie.sameSite
         }

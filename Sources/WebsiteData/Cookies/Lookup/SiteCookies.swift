@@ -3,36 +3,35 @@ import Foundation
 
 /// The cookies of one site (display name), kept in the compact form finding them reads.
 ///
-/// No `Cookie` value is kept: a cookie is its facts (flags, expiry, creation time, a hash of its
-/// name, and where its domain, path and `Cookie` header pair (`name=value`) are in the site's
-/// byte buffer), its key (below) and its record (`Stored`: partition, modification time, where
-/// the pair splits, a pair too long for the buffer), each in an array of its own, in the same
-/// order; `cookie(at:)` makes the `Cookie`. Whole `Cookie` values, with their strings, took more
-/// memory than everything else the site keeps. Equal domains and paths are mostly kept once in
-/// the buffer (see `find`). Finding a cookie by key compares the facts' numbers before bytes.
+/// No `Cookie` value is kept: a cookie is its key (below: flags, expiry, where its `Cookie`
+/// header pair (`name=value`) is in the site's byte buffer), its place (where its domain and
+/// path are in the buffer) and its record (`Stored`: creation and modification times, a hash of
+/// its name, where the pair splits, its partition, a pair too long for the buffer), the keys and
+/// records each in an array of their own, in the same order; `cookie(at:)` makes the `Cookie`.
+/// Whole `Cookie` values, with their strings, took more memory than everything else the site
+/// keeps. Equal domains and paths are mostly kept once in the buffer (see `find`). Finding a
+/// cookie by key compares the records' numbers before bytes.
 ///
-/// A lookup reads no string and no facts: each cookie also has a key (32 bytes: its place,
+/// A lookup reads no string and no record: each cookie's key (32 bytes: its place,
 /// flags, expiry, SameSite, last-access time, where its pair is, and its rank in header order),
 /// and the site a list of its distinct places (domain, path, host-only). A lookup reads the
 /// site's index (`PlaceIndex`: the places with cookies, each with its cookies, and the distinct
 /// domains and paths), tests each distinct domain and path once, reads the keys of the cookies
 /// of the places that match, puts what it sends in header order by rank, and copies their pairs
-/// from the buffer. On a large store each string, facts or key line read is a cache miss, and
+/// from the buffer. On a large store each string, record or key line read is a cache miss, and
 /// sorting by path and creation time reads every cookie sent: so a lookup reads neither.
 ///
-/// Every change goes through this type, which keeps the facts, keys, ranks and places in step
+/// Every change goes through this type, which keeps the records, keys, ranks and places in step
 /// with the cookies.
 ///
 /// The folder's invariants and the rules behind this layout are in `README.md` beside it; its
-/// plain model is `ReferenceCookieLookup`. Beside this file: the records kept per cookie (`SiteCookies+Records.swift`: `Facts`, `Key`,
-/// `Place`, `Member`), the lookup index (`SiteCookies+PlaceIndex.swift`) and what a lookup
+/// plain model is `ReferenceCookieLookup`. Beside this file: what is kept per cookie
+/// (`SiteCookies+Records.swift`: `Stored`, `Key`, `Place`, `Member`), the lookup index (`SiteCookies+PlaceIndex.swift`) and what a lookup
 /// hands its caller (`SiteCookies+Matches.swift`).
 struct SiteCookies {
     /// The cookies' records, in insertion order. A cookie's last-access time is its key's (a
     /// lookup writes only the keys). Read the cookies through `cookies` and `cookie(at:)`.
     private var stored: [Stored] = []
-    /// `facts[i]` describes the cookie of `stored[i]`.
-    private var facts: [Facts] = []
     /// `keys[i]`: all a lookup reads and writes of the cookie of `stored[i]`, 32 bytes apiece: it
     /// reads nothing else of a cookie but its pair.
     private var keys: [Key] = []
@@ -67,7 +66,6 @@ struct SiteCookies {
     /// The cookies of a site, in this order.
     init(_ cookies: [Cookie]) {
         stored.reserveCapacity(cookies.count)
-        facts.reserveCapacity(cookies.count)
         keys.reserveCapacity(cookies.count)
         // At most this many bytes (less when domains and paths repeat, as they mostly do).
         bytes.reserveCapacity(
@@ -88,12 +86,12 @@ struct SiteCookies {
     /// The cookie at `index`.
     func cookie(at index: Int) -> Cookie {
         bytes.withUnsafeBufferPointer { bytes in
-            Self.cookie(stored[index], facts[index], keys[index], bytes: bytes)
+            Self.cookie(stored[index], keys[index], places[Int(keys[index].place)], bytes: bytes)
         }
     }
 
-    /// The cookie whose record, facts and key these are, its strings read from `bytes`.
-    static func cookie(_ record: Stored, _ fact: Facts, _ key: Key, bytes: UnsafeBufferPointer<UInt8>) -> Cookie {
+    /// The cookie whose record, key and place these are, its strings read from `bytes`.
+    static func cookie(_ record: Stored, _ key: Key, _ place: Place, bytes: UnsafeBufferPointer<UInt8>) -> Cookie {
         func text(_ offset: UInt32, _ length: Int) -> String {
             guard length > 0 else { return "" }
             let start = Int(offset)
@@ -109,15 +107,15 @@ struct SiteCookies {
             value = String(decoding: pair.utf8.dropFirst(valueStart), as: UTF8.self)
         } else {
             name = text(key.pair, nameLength)
-            value = text(key.pair + UInt32(valueStart), Int(fact.pairLength) - valueStart)
+            value = text(key.pair + UInt32(valueStart), Int(key.pairLength) - valueStart)
         }
         return Cookie(
-            name: name, value: value, domain: text(fact.domain, Int(fact.domainLength)),
-            path: text(fact.path, Int(fact.pathLength)), isHostOnly: key.flags & Facts.hostOnly != 0,
-            isSecure: key.flags & Facts.secure != 0, isHTTPOnly: key.flags & Facts.httpOnly != 0,
+            name: name, value: value, domain: text(place.domain, Int(place.domainLength)),
+            path: text(place.path, Int(place.pathLength)), isHostOnly: key.flags & Key.hostOnly != 0,
+            isSecure: key.flags & Key.secure != 0, isHTTPOnly: key.flags & Key.httpOnly != 0,
             sameSite: key.sameSite, partitionKey: record.partitionKey,
-            expires: record.isSession ? nil : Date(timeIntervalSinceReferenceDate: key.expires),
-            created: Date(timeIntervalSinceReferenceDate: fact.created),
+            expires: key.flags & Key.session != 0 ? nil : Date(timeIntervalSinceReferenceDate: key.expires),
+            created: Date(timeIntervalSinceReferenceDate: record.created),
             lastAccess: Date(timeIntervalSinceReferenceDate: key.lastAccess),
             modified: Date(timeIntervalSinceReferenceDate: record.modified))
     }
@@ -155,9 +153,9 @@ struct SiteCookies {
     /// Calls `body` with each cookie's index, eviction rank and expiry (seconds since the
     /// reference date; infinity for a session cookie), read from the keys.
     func forEachEvictionFact(_ body: (Int, EvictionRank, Double) -> Void) {
-        for i in facts.indices {
+        for i in keys.indices {
             body(
-                i, EvictionRank(isSecure: keys[i].flags & Facts.secure != 0, lastAccess: keys[i].lastAccess),
+                i, EvictionRank(isSecure: keys[i].flags & Key.secure != 0, lastAccess: keys[i].lastAccess),
                 keys[i].expires)
         }
     }
@@ -176,7 +174,7 @@ struct SiteCookies {
     }
 
     /// Appends cookies, in this order, and ranks the site once (not once per cookie, which
-    /// reads every cookie's facts each time).
+    /// reads every cookie's place and record each time).
     mutating func append(contentsOf cookies: [Cookie]) {
         for cookie in cookies { appendUnranked(cookie) }
         rankAll()
@@ -184,22 +182,22 @@ struct SiteCookies {
 
     /// Appends a cookie with rank 0, for `rankAll` to rank.
     private mutating func appendUnranked(_ cookie: Cookie) {
-        let (fact, pair) = makeFacts(cookie)
-        stored.append(Stored(cookie, pairKept: pair != Facts.notKept))
-        facts.append(fact)
-        keys.append(makeKey(cookie, fact, pair: pair))
+        let (place, pair, pairLength) = keepBytes(of: cookie)
+        stored.makeRoom(for: 1)
+        keys.makeRoom(for: 1)
+        stored.append(Stored(cookie, pairKept: pair != Key.notKept))
+        keys.append(makeKey(cookie, place, pair: pair, pairLength: pairLength))
         indexIsStale = true
     }
 
     /// Replaces the cookie at `index`.
     mutating func replace(at index: Int, with cookie: Cookie) {
-        unusedBytes += facts[index].heldBytes
+        unusedBytes += heldBytes(at: index)
         removeRank(of: index)
-        let (fact, pair) = makeFacts(cookie)
-        facts[index] = fact
-        keys[index] = makeKey(cookie, fact, pair: pair)
+        let (place, pair, pairLength) = keepBytes(of: cookie)
+        keys[index] = makeKey(cookie, place, pair: pair, pairLength: pairLength)
         indexIsStale = true
-        stored[index] = Stored(cookie, pairKept: pair != Facts.notKept)
+        stored[index] = Stored(cookie, pairKept: pair != Key.notKept)
         insertRank(of: index)
         compactIfSparse()
     }
@@ -207,10 +205,9 @@ struct SiteCookies {
     /// Removes and returns the cookie at `index`.
     @discardableResult
     mutating func remove(at index: Int) -> Cookie {
-        unusedBytes += facts[index].heldBytes
+        unusedBytes += heldBytes(at: index)
         let removed = cookie(at: index)
         removeRank(of: index)
-        facts.remove(at: index)
         keys.remove(at: index)
         indexIsStale = true
         stored.remove(at: index)
@@ -223,23 +220,19 @@ struct SiteCookies {
         guard !indices.isEmpty else { return [] }
         var removed: [Cookie] = []
         var keptCookies: [Stored] = []
-        var keptFacts: [Facts] = []
         var keptKeys: [Key] = []
         keptCookies.reserveCapacity(stored.count - indices.count)
-        keptFacts.reserveCapacity(stored.count - indices.count)
         keptKeys.reserveCapacity(stored.count - indices.count)
         for i in stored.indices {
             if indices.contains(i) {
                 removed.append(cookie(at: i))
-                unusedBytes += facts[i].heldBytes
+                unusedBytes += heldBytes(at: i)
             } else {
                 keptCookies.append(stored[i])
-                keptFacts.append(facts[i])
                 keptKeys.append(keys[i])
             }
         }
         stored = keptCookies
-        facts = keptFacts
         keys = keptKeys
         indexIsStale = true
         rankAll()
@@ -262,26 +255,26 @@ struct SiteCookies {
     /// The index of the cookie with `cookie`'s key (name, domain, host-only, path, partition), if held.
     func index(ofKey cookie: Cookie) -> Int? {
         let hash = Self.hash(cookie.name)
-        let hostOnly = cookie.isHostOnly ? Facts.hostOnly : 0
+        let hostOnly = cookie.isHostOnly ? Key.hostOnly : 0
         var domain = cookie.domain
         var path = cookie.path
         // Domains and paths compared as bytes: equal ones are not always at one offset (see `find`).
         return domain.withUTF8 { domain in
             path.withUTF8 { path in
-                bytes.withUnsafeBufferPointer { bytes in
-                    facts.withUnsafeBufferPointer { facts -> Int? in
-                        for i in facts.indices
-                        where facts[i].nameHash == hash && keys[i].flags & Facts.hostOnly == hostOnly
-                            && Int(facts[i].domainLength) == domain.count && Int(facts[i].pathLength) == path.count
-                            && Self.same(bytes, at: facts[i].domain, as: domain)
-                            && Self.same(bytes, at: facts[i].path, as: path)
+                bytes.withUnsafeBufferPointer { bytes -> Int? in
+                    for i in stored.indices where stored[i].nameHash == hash && keys[i].flags & Key.hostOnly == hostOnly
+                    {
+                        let place = places[Int(keys[i].place)]
+                        if Int(place.domainLength) == domain.count && Int(place.pathLength) == path.count
+                            && Self.same(bytes, at: place.domain, as: domain)
+                            && Self.same(bytes, at: place.path, as: path)
                             && hasName(cookie.name, at: i, bytes: bytes)
                             && stored[i].partitionKey.sameBytes(as: cookie.partitionKey)
                         {
                             return i
                         }
-                        return nil
                     }
+                    return nil
                 }
             }
         }
@@ -307,7 +300,7 @@ struct SiteCookies {
     /// same name, domains matching either way, `cookie`'s path matching the held one's, not expired.
     func hasSecureCookie(shadowedBy cookie: Cookie, now: Date) -> Bool {
         let hash = Self.hash(cookie.name)
-        for i in facts.indices where keys[i].flags & Facts.secure != 0 && facts[i].nameHash == hash {
+        for i in stored.indices where keys[i].flags & Key.secure != 0 && stored[i].nameHash == hash {
             let old = self.cookie(at: i)
             if old.name.sameBytes(as: cookie.name)
                 && (CanonicalCookie.domainMatches(old.domain, cookie.domain)
@@ -333,7 +326,7 @@ struct SiteCookies {
         now: Date, linesAsked: Bool = false, touched: inout [Cookie], _ body: (Matches) -> R
     ) -> R {
         let nowSeconds = now.timeIntervalSinceReferenceDate
-        let excluded = (request.isSecureOrigin ? 0 : Facts.secure) | (api == .nonHTTP ? Facts.httpOnly : 0)
+        let excluded = (request.isSecureOrigin ? 0 : Key.secure) | (api == .nonHTTP ? Key.httpOnly : 0)
         let host = request.host
         let path = request.path
         if indexIsStale { buildIndex() }
@@ -369,7 +362,7 @@ struct SiteCookies {
                         for j in cookies {
                             let member = index.member(j)
                             wkstore_prefetch(keys.baseAddress! + Int(member.index))
-                            if member.pair != Facts.notKept { wkstore_prefetch(bytes.baseAddress! + Int(member.pair)) }
+                            if member.pair != Key.notKept { wkstore_prefetch(bytes.baseAddress! + Int(member.pair)) }
                         }
                         for j in cookies {
                             let i = Int(index.member(j).index)
@@ -383,7 +376,7 @@ struct SiteCookies {
                                     if !(context.isNavigation && context.isSafeMethod && api == .http) { continue }
                                 }
                             }
-                            if key.flags & Facts.partitioned != 0 {
+                            if key.flags & Key.partitioned != 0 {
                                 let partition =
                                     topLevelKey
                                     ?? ((context.topLevelSite.flatMap(SchemefulSite.init) ?? SchemefulSite(url))?
@@ -426,12 +419,12 @@ struct SiteCookies {
         ) -> R
     ) -> R {
         withUnsafePointer(to: &stored) { stored in
-            withUnsafePointer(to: &facts) { facts in
+            withUnsafePointer(to: &places) { places in
                 keys.withUnsafeMutableBufferPointer { keys in
                     index.withUnsafeMutableBufferPointer { index in
                         bytes.withUnsafeMutableBufferPointer { bytes in
                             body(
-                                Records(stored: stored, facts: facts), keys, UnsafeBufferPointer(index),
+                                Records(stored: stored, places: places), keys, UnsafeBufferPointer(index),
                                 UnsafeBufferPointer(bytes))
                         }
                     }
@@ -478,22 +471,19 @@ struct SiteCookies {
     /// Whether the cookie at `a` goes before the one at `b` in a `Cookie` header (RFC 6265bis
     /// 5.8.3): the longer path first, then the earlier creation; then index order, so that the
     /// order of equals does not depend on how it is found.
-    private static func goesBefore(_ a: Int, _ b: Int, _ facts: UnsafeBufferPointer<Facts>) -> Bool {
-        let fa = facts[a]
-        let fb = facts[b]
-        if fa.pathLength != fb.pathLength { return fa.pathLength > fb.pathLength }
-        if fa.created != fb.created { return fa.created < fb.created }
+    private func goesBefore(_ a: Int, _ b: Int) -> Bool {
+        let pathA = places[Int(keys[a].place)].pathLength
+        let pathB = places[Int(keys[b].place)].pathLength
+        if pathA != pathB { return pathA > pathB }
+        if stored[a].created != stored[b].created { return stored[a].created < stored[b].created }
         return a < b
     }
 
     /// Ranks the cookie at `index` among the others, whose ranks are 0 to count - 2: those it
     /// goes before move one on.
     private mutating func insertRank(of index: Int) {
-        let rank = facts.withUnsafeBufferPointer { facts in
-            var rank: UInt32 = 0
-            for j in facts.indices where j != index && Self.goesBefore(j, index, facts) { rank += 1 }
-            return rank
-        }
+        var rank: UInt32 = 0
+        for j in keys.indices where j != index && goesBefore(j, index) { rank += 1 }
         keys.withUnsafeMutableBufferPointer { keys in
             for j in keys.indices where j != index && keys[j].rank >= rank { keys[j].rank += 1 }
             keys[index].rank = rank
@@ -508,96 +498,103 @@ struct SiteCookies {
         }
     }
 
-    /// Ranks every cookie again, from their facts.
+    /// Ranks every cookie again, from their places and records.
     private mutating func rankAll() {
-        var order = Array(facts.indices)
-        facts.withUnsafeBufferPointer { facts in order.sort { Self.goesBefore($0, $1, facts) } }
+        var order = Array(keys.indices)
+        order.sort { goesBefore($0, $1) }
         keys.withUnsafeMutableBufferPointer { keys in
             for (rank, i) in order.enumerated() { keys[i].rank = UInt32(rank) }
         }
     }
 
-    // MARK: Facts
+    // MARK: Places and bytes
 
-    /// The key of `cookie`, whose facts are `fact` and whose pair is at `pair`: its place is
-    /// added to `places` unless one of the newest `placeWindow` places is the same.
-    private mutating func makeKey(_ cookie: Cookie, _ fact: Facts, pair: UInt32) -> Key {
-        let place = Place(fact, isHostOnly: cookie.isHostOnly)
+    /// The key of `cookie`, at `place`, whose pair (of `pairLength` bytes) is at `pair`: the
+    /// place is added to `places` unless one of the newest `placeWindow` places is the same.
+    private mutating func makeKey(_ cookie: Cookie, _ place: Place, pair: UInt32, pairLength: Int) -> Key {
         var i = places.count - 1
         while i >= max(0, places.count - Self.placeWindow) {
-            if places[i].isSame(as: place) { return Key(cookie, fact, pair: pair, place: i) }
+            if places[i].isSame(as: place) { return Key(cookie, pair: pair, pairLength: pairLength, place: i) }
             i -= 1
         }
+        places.makeRoom(for: 1)
         places.append(place)
-        return Key(cookie, fact, pair: pair, place: places.count - 1)
+        return Key(cookie, pair: pair, pairLength: pairLength, place: places.count - 1)
     }
 
-    /// The facts of `cookie`, its domain and path found in `bytes` or added, and where its pair
-    /// is (`Facts.notKept` when longer than `longestPairKept`).
-    private mutating func makeFacts(_ cookie: Cookie) -> (Facts, pair: UInt32) {
+    /// The place of `cookie`, its domain and path found in `bytes` or added; where its pair is
+    /// (`Key.notKept` when longer than `longestPairKept`), and the pair's length.
+    private mutating func keepBytes(of cookie: Cookie) -> (Place, pair: UInt32, pairLength: Int) {
         let domain = intern(cookie.domain, asPath: false)
         let path = intern(cookie.path, asPath: true)
         let pairLength = Self.pairLength(of: cookie)
-        var pair = Facts.notKept
+        var pair = Key.notKept
         if pairLength <= Self.longestPairKept {
             pair = UInt32(bytes.count)
+            bytes.makeRoom(for: pairLength)
             if !cookie.name.isEmpty {
                 bytes += cookie.name.utf8
                 bytes.append(UInt8(ascii: "="))
             }
             bytes += cookie.value.utf8
         }
-        let fact = Facts(
-            created: cookie.created.timeIntervalSinceReferenceDate, nameHash: Self.hash(cookie.name), domain: domain,
-            path: path, pathLength: UInt32(cookie.path.utf8.count), pairLength: UInt32(pairLength),
-            domainLength: UInt32(cookie.domain.utf8.count))
-        return (fact, pair)
+        let place = Place(
+            domain: domain, domainLength: UInt32(cookie.domain.utf8.count), path: path,
+            pathLength: UInt32(cookie.path.utf8.count), isHostOnly: cookie.isHostOnly)
+        return (place, pair, pairLength)
     }
 
-    /// Where `string`'s bytes are in `bytes`, appended when no cookie's domain (or path) has them.
+    /// The bytes the cookie at `index` takes in `bytes`: its pair when kept, its domain and its
+    /// path (the last two perhaps shared with other cookies).
+    private func heldBytes(at index: Int) -> Int {
+        let place = places[Int(keys[index].place)]
+        return Int(keys[index].pairLength) + Int(place.domainLength) + Int(place.pathLength)
+    }
+
+    /// Where `string`'s bytes are in `bytes`, appended when no place has them as its domain (or path).
     private mutating func intern(_ string: String, asPath: Bool) -> UInt32 {
         if let found = find(string, asPath: asPath) { return found }
         let start = UInt32(bytes.count)
+        bytes.makeRoom(for: string.utf8.count)
         bytes += string.utf8
         return start
     }
 
-    /// The offset of `string`'s bytes as a cookie's domain (or path), when one of the newest
-    /// `internWindow` cookies has them (a response's cookies mostly share
-    /// the domain and path of the one before). Further back, the bytes are stored again: sharing
-    /// saves memory, and a site of many cookies with many paths would make every insertion (and
-    /// a rebuild, quadratically) scan them all.
+    /// The offset of `string`'s bytes as a domain (or path), when one of the newest
+    /// `internWindow` places has them (a response's cookies mostly share the domain and path of
+    /// the one before). Further back, the bytes are stored again: sharing saves memory, and a
+    /// site of many cookies with many paths would make every insertion (and a rebuild,
+    /// quadratically) scan them all.
     private func find(_ string: String, asPath: Bool) -> UInt32? {
         var string = string
         return string.withUTF8 { wanted -> UInt32? in
             bytes.withUnsafeBufferPointer { bytes -> UInt32? in
-                facts.withUnsafeBufferPointer { facts -> UInt32? in
-                    var i = facts.count - 1
-                    while i >= max(0, facts.count - Self.internWindow) {
-                        if Int(asPath ? facts[i].pathLength : facts[i].domainLength) == wanted.count {
-                            let start = asPath ? facts[i].path : facts[i].domain
-                            if wanted.isEmpty
-                                || memcmp(bytes.baseAddress! + Int(start), wanted.baseAddress!, wanted.count) == 0
-                            {
-                                return start
-                            }
+                var i = places.count - 1
+                while i >= max(0, places.count - Self.internWindow) {
+                    let place = places[i]
+                    if Int(asPath ? place.pathLength : place.domainLength) == wanted.count {
+                        let start = asPath ? place.path : place.domain
+                        if wanted.isEmpty
+                            || memcmp(bytes.baseAddress! + Int(start), wanted.baseAddress!, wanted.count) == 0
+                        {
+                            return start
                         }
-                        i -= 1
                     }
-                    return nil
+                    i -= 1
                 }
+                return nil
             }
         }
     }
 
-    /// How many of the newest cookies `find` looks through.
+    /// How many of the newest places `find` looks through.
     static let internWindow = 64
 
     /// How many of the newest places `makeKey` looks through. Equal places further back are
     /// kept again, as `find` keeps bytes again: a lookup tests each of them.
     static let placeWindow = 64
 
-    /// Rebuilds the facts and the bytes when much of what they hold may no longer be used
+    /// Rebuilds the places and the bytes when much of what they hold may no longer be used
     /// (cookies removed or replaced).
     private mutating func compactIfSparse() {
         // Small sites count: a store holds many, and a few kilobytes unused in each add up.
@@ -616,5 +613,17 @@ struct SiteCookies {
         var hash: UInt32 = 2_166_136_261
         for byte in string.utf8 { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
         return hash
+    }
+}
+
+extension Array {
+    /// Makes room for `extra` more elements: when they do not fit, the capacity grows by a
+    /// quarter (or to what they need, when more), where an append would double it. A store
+    /// holds many small sites, each with arrays of its own, and doubling leaves a third of each
+    /// spare on average; growing by a quarter keeps appends amortized constant time.
+    fileprivate mutating func makeRoom(for extra: Int) {
+        let needed = count + extra
+        guard needed > capacity else { return }
+        reserveCapacity(Swift.max(needed, count + count / 4))
     }
 }
