@@ -64,6 +64,31 @@ import WebsiteDataTestSupport
         #expect(stale > 100)
     }
 
+    /// Enough hosts to fill several blocks of entries, then more than the table holds: every
+    /// host gives its site's slot as it is added and when found again (a host held is found,
+    /// not added twice), and once the table has emptied itself and filled again.
+    @Test func hostsOverSeveralBlocksOfEntriesAreFoundAfterGrowingAndEmptying() {
+        let table = HostSiteTable(limit: 2_600)
+        let hosts = (0..<3_000).map { "h\($0).site\($0 % 700).example" }
+        let sites = Self.sites(Set(hosts.map(Site.displayName(forHost:))).filter { !$0.hasPrefix("site1") })
+        func lookUp(_ hosts: ArraySlice<String>) {
+            for host in hosts {
+                let expected = sites.slot(of: SiteKey(Site.displayName(forHost: host)))?.index
+                #expect(table.slot(forHost: host, in: sites) == expected, "\(host)")
+            }
+        }
+        lookUp(hosts.prefix(2_500))
+        #expect(table.count == 2_500)
+        lookUp(hosts.prefix(2_500).reversed()[...])
+        #expect(table.count == 2_500)
+        // 100 more fill it; the next empties it first, and the 400 after it are held.
+        lookUp(hosts[...])
+        #expect(table.count == 400)
+        lookUp(hosts.suffix(400))
+        #expect(table.count == 400)
+        #expect(sites.slot(of: SiteKey("site1.example")) == nil)
+    }
+
     /// Hosts that differ only past their common bytes, or only in length, are not confused.
     @Test func hostsThatShareBytesAreKeptApart() {
         let table = HostSiteTable()
