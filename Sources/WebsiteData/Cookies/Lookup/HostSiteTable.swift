@@ -13,9 +13,9 @@ import Foundation
 /// cache miss on a large store. Longer hosts go that way every time.
 ///
 /// The entries are packed in blocks, not spread over the open-addressed table: a table at most
-/// half full of 80-byte entries took two to four times their size. A block, once made, never
+/// half full of 80-byte entries takes two to four times their size. A block, once made, never
 /// moves or grows: an array of entries grown by copying leaves its old copies behind as holes
-/// the allocator keeps, which took more memory than the entries.
+/// the allocator keeps, which take more memory than the entries.
 ///
 /// A host's site never changes (the public suffix list is built in), but its slot does: a site
 /// removed frees its slot, a host whose site had no cookies may get some. An entry whose stamp
