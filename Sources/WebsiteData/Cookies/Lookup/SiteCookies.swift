@@ -86,7 +86,7 @@ struct SiteCookies {
     /// The cookie at `index`.
     func cookie(at index: Int) -> Cookie {
         bytes.withUnsafeBufferPointer { bytes in
-            Self.cookie(stored[index], keys[index], places[Int(keys[index].place)], bytes: bytes)
+            Self.cookie(stored[index], keys[index], place(of: index), bytes: bytes)
         }
     }
 
@@ -182,11 +182,11 @@ struct SiteCookies {
 
     /// Appends a cookie with rank 0, for `rankAll` to rank.
     private mutating func appendUnranked(_ cookie: Cookie) {
-        let (place, pair, pairLength) = keepBytes(of: cookie)
+        let (record, key) = compactForm(of: cookie)
         stored.makeRoom(for: 1)
         keys.makeRoom(for: 1)
-        stored.append(Stored(cookie, pairKept: pair != Key.notKept))
-        keys.append(makeKey(cookie, place, pair: pair, pairLength: pairLength))
+        stored.append(record)
+        keys.append(key)
         indexIsStale = true
     }
 
@@ -194,10 +194,8 @@ struct SiteCookies {
     mutating func replace(at index: Int, with cookie: Cookie) {
         unusedBytes += heldBytes(at: index)
         removeRank(of: index)
-        let (place, pair, pairLength) = keepBytes(of: cookie)
-        keys[index] = makeKey(cookie, place, pair: pair, pairLength: pairLength)
+        (stored[index], keys[index]) = compactForm(of: cookie)
         indexIsStale = true
-        stored[index] = Stored(cookie, pairKept: pair != Key.notKept)
         insertRank(of: index)
         compactIfSparse()
     }
@@ -264,7 +262,7 @@ struct SiteCookies {
                 bytes.withUnsafeBufferPointer { bytes -> Int? in
                     for i in stored.indices where stored[i].nameHash == hash && keys[i].flags & Key.hostOnly == hostOnly
                     {
-                        let place = places[Int(keys[i].place)]
+                        let place = place(of: i)
                         if Int(place.domainLength) == domain.count && Int(place.pathLength) == path.count
                             && Self.same(bytes, at: place.domain, as: domain)
                             && Self.same(bytes, at: place.path, as: path)
@@ -472,8 +470,8 @@ struct SiteCookies {
     /// 5.8.3): the longer path first, then the earlier creation; then index order, so that the
     /// order of equals does not depend on how it is found.
     private func goesBefore(_ a: Int, _ b: Int) -> Bool {
-        let pathA = places[Int(keys[a].place)].pathLength
-        let pathB = places[Int(keys[b].place)].pathLength
+        let pathA = place(of: a).pathLength
+        let pathB = place(of: b).pathLength
         if pathA != pathB { return pathA > pathB }
         if stored[a].created != stored[b].created { return stored[a].created < stored[b].created }
         return a < b
@@ -508,6 +506,18 @@ struct SiteCookies {
     }
 
     // MARK: Places and bytes
+
+    /// The record and key of `cookie`, its domain, path and pair kept in `bytes` (or found
+    /// there) and its place in `places`.
+    private mutating func compactForm(of cookie: Cookie) -> (Stored, Key) {
+        let (place, pair, pairLength) = keepBytes(of: cookie)
+        return (
+            Stored(cookie, pairKept: pair != Key.notKept), makeKey(cookie, place, pair: pair, pairLength: pairLength)
+        )
+    }
+
+    /// The place (domain, path, host-only) of the cookie at `index`.
+    private func place(of index: Int) -> Place { places[Int(keys[index].place)] }
 
     /// The key of `cookie`, at `place`, whose pair (of `pairLength` bytes) is at `pair`: the
     /// place is added to `places` unless one of the newest `placeWindow` places is the same.
@@ -547,7 +557,7 @@ struct SiteCookies {
     /// The bytes the cookie at `index` takes in `bytes`: its pair when kept, its domain and its
     /// path (the last two perhaps shared with other cookies).
     private func heldBytes(at index: Int) -> Int {
-        let place = places[Int(keys[index].place)]
+        let place = place(of: index)
         return Int(keys[index].pairLength) + Int(place.domainLength) + Int(place.pathLength)
     }
 
