@@ -69,7 +69,7 @@ enum CacheBench {
                 )
             }
             table.note(
-                "\(n): fill on \(fill.onList), off \(fill.offList) per request; disk hits \(hits.diskList) (\(hits.diskSpread)), memory hits \(hits.memoryList); floors: \(hits.floorList)"
+                "\(n): fill on \(fill.onList), off \(fill.offList) per request (this process's CPU per request: on \(Format.perOp(fill.onCPU)), off \(Format.perOp(fill.offCPU))); disk hits \(hits.diskList) (\(hits.diskSpread)), memory hits \(hits.memoryList); floors: \(hits.floorList)"
             )
             if index == sizes.count - 1 { try clear(storeDirectory, scratch: scratch, into: &table) }
         }
@@ -93,11 +93,15 @@ enum CacheBench {
         let client = try HTTPClient(store: store, configuration: HTTPClientConfiguration(timeout: 30))
         while now() < deadline {
             let time: Double
+            var cpu = ""
             switch what {
             case "fill":
                 scratch = ScratchDirectory("profile-cache")
                 directory = scratch.url.appendingPathComponent("store")
-                time = try fill(urls, into: directory, scratch: scratch).on
+                let fill = try fill(urls, into: directory, scratch: scratch)
+                time = fill.on
+                cpu =
+                    " (this process's CPU \(Format.perOp(fill.onCPU)); cache off \(Format.perOp(fill.off)), CPU \(Format.perOp(fill.offCPU)))"
             case "disk":
                 let fresh = try HTTPClient(
                     store: try WebsiteDataStore(directory: directory),
@@ -107,7 +111,7 @@ enum CacheBench {
                 time = try timeHits(urls, client) / Double(urls.count)
             }
             rounds += 1
-            FileHandle.standardError.write(Data("round \(rounds): \(Format.perOp(time)) per request\n".utf8))
+            FileHandle.standardError.write(Data("round \(rounds): \(Format.perOp(time)) per request\(cpu)\n".utf8))
         }
     }
 
@@ -123,6 +127,10 @@ enum CacheBench {
         var off: Double
         var ons: [Double]
         var offs: [Double]
+        /// This process's CPU time per request (every thread: the requests, the cache's writer),
+        /// the medians of the parts: what the cache costs a crawler, whatever the server costs.
+        var onCPU: Double
+        var offCPU: Double
         var cost: Double { on / off - 1 }
         var onList: String { ons.map(Format.perOp).joined(separator: ", ") }
         var offList: String { offs.map(Format.perOp).joined(separator: ", ") }
@@ -146,20 +154,30 @@ enum CacheBench {
         try HTTPBench.send(warm, with: onClient)
         var ons: [Double] = []
         var offs: [Double] = []
+        var onCPUs: [Double] = []
+        var offCPUs: [Double] = []
         let part = max(1, urls.count / 10)
         for (p, start) in stride(from: 0, to: urls.count, by: part).enumerated() {
             let batch = Array(requests[start..<min(start + part, urls.count)])
             let order = p % 2 == 0 ? [true, false] : [false, true]
             for cacheOn in order {
                 // The part's time includes committing the rows written behind.
-                let time = try measure {
+                let time = try measureProcess {
                     try HTTPBench.send(batch, with: cacheOn ? onClient : offClient)
                     if cacheOn { store.httpCache.waitForPendingWrites() }
                 }
-                if cacheOn { ons.append(time / Double(batch.count)) } else { offs.append(time / Double(batch.count)) }
+                let perRequest = (wall: time.wall / Double(batch.count), cpu: time.cpu / Double(batch.count))
+                if cacheOn {
+                    ons.append(perRequest.wall)
+                    onCPUs.append(perRequest.cpu)
+                } else {
+                    offs.append(perRequest.wall)
+                    offCPUs.append(perRequest.cpu)
+                }
             }
         }
-        return Fill(on: median(ons), off: median(offs), ons: ons, offs: offs)
+        return Fill(
+            on: median(ons), off: median(offs), ons: ons, offs: offs, onCPU: median(onCPUs), offCPU: median(offCPUs))
     }
 
     // MARK: - Hits
