@@ -208,8 +208,8 @@ enum CacheBench {
         }
         /// Every disk hit's own time, over the passes.
         let eachDisk = Locked<[Double]>([])
-        /// The median and the 99th percentile of single disk hits: the mean above includes the
-        /// commits of their last-access times (every 256 uses), which fall on a few hits.
+        /// The median and the 99th percentile of single disk hits: a mean includes whatever
+        /// falls on a few hits (a commit of 256 recorded uses, a checkpoint of another writer).
         var diskSpread: String {
             let sorted = eachDisk.withLock { $0 }.sorted()
             guard !sorted.isEmpty else { return "" }

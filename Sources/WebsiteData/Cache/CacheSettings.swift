@@ -145,8 +145,8 @@ struct CacheEntry: Sendable {
     var modified: Date
     /// The row of the disk cache holding it, when it is there.
     var diskID: Int64? = nil
-    /// Whether the row's last-access time needs no update for this use (a memory-cache copy used
-    /// within `HTTPMemoryCache.diskAccessInterval`).
+    /// Whether the row's last-access time needs no update for this use: a use was recorded
+    /// within `HTTPMemoryCache.diskAccessInterval` (by a memory-cache copy, or in the row read).
     var diskAccessIsRecorded = false
 
     /// The bytes counted against a cache's limit: URL, header fields and body.

@@ -88,7 +88,9 @@ final class HTTPDiskCache: Sendable {
 
     // MARK: - Reading
 
-    /// Every stored variant of a resource, most recently stored first.
+    /// Every stored variant of a resource, most recently stored first. An entry whose row
+    /// records a use within `HTTPMemoryCache.diskAccessInterval` is marked
+    /// `diskAccessIsRecorded`: its use now needs no write, as a memory-cache copy's does not.
     ///
     /// - Parameters:
     ///   - resource: the resource.
@@ -97,10 +99,12 @@ final class HTTPDiskCache: Sendable {
         guard isEnabled else { return [] }
         if behind.withLock({ $0.resources[resource] != nil }) { waitForWritesBehind() }
         let url = url ?? URL(string: resource.url)!
+        let now = clock().timeIntervalSince1970
         return try database.read { db in
             try db.rows(
                 """
-                SELECT id, variant, site, status, headers, request_time, response_time, body, body_file, body_size, modified
+                SELECT id, variant, site, status, headers, request_time, response_time, body, body_file, body_size, modified,
+                    last_access
                 FROM http_cache WHERE partition_key = ? AND method = ? AND url = ? ORDER BY response_time DESC
                 """, [.text(resource.partition), .text(resource.method), .text(resource.url)]
             ) { row in
@@ -120,9 +124,11 @@ final class HTTPDiskCache: Sendable {
                     } else {
                         .inline(Data(row.blob(7)))
                     }
-                return CacheEntry(
+                var entry = CacheEntry(
                     key: key, policy: policy, site: row.string(2), body: body,
                     modified: Date(timeIntervalSince1970: row.double(10)), diskID: row.int(0))
+                entry.diskAccessIsRecorded = now - row.double(11) < HTTPMemoryCache.diskAccessInterval
+                return entry
             }
         }
     }

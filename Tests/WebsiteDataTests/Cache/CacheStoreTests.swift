@@ -214,7 +214,9 @@ extension CachedResponse {
             clock.advance(1)
         }
         #expect(try rowCount(store) == 4)
-        // Use entry 0 again, so 1 is now the least recently used.
+        // Use entry 0 again, so 1 is now the least recently used. A use is recorded on disk
+        // once a minute at most: this one comes later than that after storing.
+        clock.advance(HTTPMemoryCache.diskAccessInterval)
         let reused = try await cache.get("https://example.com/0", origin: unreachableOrigin)
         #expect(reused.outcome == .hit)
         #expect(try reused.bytes().count == 80_000)
@@ -586,6 +588,33 @@ extension CachedResponse {
         let records = try await store.dataRecords(ofTypes: [.memoryCache])
         #expect(records.map(\.displayName) == ["example.com"])
         #expect(records.first?.sizes[.memoryCache] == cache.memoryUsage)
+    }
+
+    @Test func diskCacheHitsRecordTheirUseOnceAMinute() async throws {
+        let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=3600"])
+        let url = "https://example.com/page"
+        let first = try store()
+        _ = try await first.httpCache.get(url, origin: origin.origin)
+        first.httpCache.waitForPendingWrites()
+        let stored = clock.now
+        // Each hit from a store object of its own, whose memory cache is empty: a disk hit.
+        func diskHit() async throws -> Date? {
+            let store = try store()
+            #expect(try await store.httpCache.get(url, origin: unreachableOrigin).outcome == .hit)
+            store.httpCache.waitForPendingWrites()
+            return try store.component(HTTPDiskCache.self).rows(url: url, options: CachePolicy.Options()).first?
+                .lastAccess
+        }
+        clock.advance(10)
+        #expect(try await diskHit() == stored)
+        clock.advance(60)
+        let recorded = clock.now
+        #expect(try await diskHit() == recorded)
+        clock.advance(30)
+        #expect(try await diskHit() == recorded)
+        clock.advance(31)
+        #expect(try await diskHit() == clock.now)
+        #expect(origin.hits == 1)
     }
 
     @Test func memoryCacheHitsRecordTheirUseOnDiskOnceAMinute() async throws {
