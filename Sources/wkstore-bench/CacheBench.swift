@@ -74,7 +74,7 @@ enum CacheBench {
             if index == sizes.count - 1 { try clear(storeDirectory, scratch: scratch, into: &table) }
         }
         table.note(
-            "bodies of \(bodySize.grouped) bytes with Cache-Control: max-age=3600; hits are sent one at a time and timed in wall time, the median of the passes (memory hits: of \(memoryRounds) rounds a pass); each tenth of a disk pass and each round of memory hits is followed by its floor, and a ratio is the median of theirs; a disk pass's time includes committing the last-access times its hits left to be written behind; a memory hit includes the Cookie lookup every request makes, hence the floor's"
+            "bodies of \(bodySize.grouped) bytes with Cache-Control: max-age=3600; hits are sent one at a time and timed in wall time, the median of the passes (memory hits: of \(memoryRounds) rounds a pass); each tenth of a disk pass and each round of memory hits is followed by its floor, and a ratio is the median of theirs; a disk pass's time would include committing last-access times its hits left to be written behind, but they leave none (they come within a minute of their entries' storing, and a use is recorded once a minute at most); a memory hit includes the Cookie lookup every request makes, hence the floor's"
         )
         return table
     }
