@@ -148,6 +148,8 @@ struct CacheEntry: Sendable {
     /// Whether the row's last-access time needs no update for this use: a use was recorded
     /// within `HTTPMemoryCache.diskAccessInterval` (by a memory-cache copy, or in the row read).
     var diskAccessIsRecorded = false
+    /// The row's last-access time, for an entry read from the disk cache.
+    var diskLastAccess: Date? = nil
 
     /// The bytes counted against a cache's limit: URL, header fields and body.
     var size: Int64 { Int64(key.url.utf8.count + policy.headers.byteCount) + body.byteCount }

@@ -131,7 +131,10 @@ public struct HTTPCache: Sendable {
         }
         let settings = settings()
         entry.policy = entry.policy.with(options: settings.policyOptions)
-        memory.store(entry, mirrorsDisk: true, limit: settings.memoryMaxSize)
+        // The copy knows when the row last recorded a use: this one records it unless that was recent.
+        memory.store(
+            entry, mirrorsDisk: true, limit: settings.memoryMaxSize,
+            diskAccessRecorded: entry.diskAccessIsRecorded ? entry.diskLastAccess : nil)
         return Lookup(entry: entry, variants: [])
     }
 

@@ -127,6 +127,7 @@ final class HTTPDiskCache: Sendable {
                 var entry = CacheEntry(
                     key: key, policy: policy, site: row.string(2), body: body,
                     modified: Date(timeIntervalSince1970: row.double(10)), diskID: row.int(0))
+                entry.diskLastAccess = Date(timeIntervalSince1970: row.double(11))
                 entry.diskAccessIsRecorded = now - row.double(11) < HTTPMemoryCache.diskAccessInterval
                 return entry
             }

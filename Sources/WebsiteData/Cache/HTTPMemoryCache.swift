@@ -170,7 +170,10 @@ final class HTTPMemoryCache: Sendable {
     }
 
     /// Stores (or replaces) an entry whose body is in memory, evicting least recently used ones to stay within `limit`.
-    func store(_ entry: CacheEntry, mirrorsDisk: Bool, limit: Int64) {
+    ///
+    /// - Parameter diskAccessRecorded: when the disk entry last recorded a use, when not now
+    ///   (a row read whose recent use this one does not record again); `nil`: now.
+    func store(_ entry: CacheEntry, mirrorsDisk: Bool, limit: Int64, diskAccessRecorded: Date? = nil) {
         let size = entry.size
         let now = clock()
         let key = HashedKey(entry.key)
@@ -185,11 +188,12 @@ final class HTTPMemoryCache: Sendable {
             }
             // One entry may take at most an eighth of the cache, so that it cannot empty it.
             guard case .inline = entry.body, limit > 0, size <= limit / 8 else { return }
-            // Storing records the use on disk (a stored or refreshed row has its access time).
+            // A stored or refreshed row has its access time, and a row read records this use
+            // unless it recorded one within `diskAccessInterval` (`diskAccessRecorded`).
             let number = s.items.insert(
                 Item(
                     box: Item.Box(entry), size: size, mirrorsDisk: mirrorsDisk, created: created, lastAccess: now,
-                    diskAccessRecorded: now))
+                    diskAccessRecorded: diskAccessRecorded ?? now))
             s.numbers[key] = number
             s.variants[resource, default: []].append(number)
             s.order.touch(number)

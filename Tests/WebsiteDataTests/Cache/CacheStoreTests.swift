@@ -617,6 +617,28 @@ extension CachedResponse {
         #expect(origin.hits == 1)
     }
 
+    /// A disk hit that records no use (the row's is recent) leaves its memory copy the row's
+    /// time: the copy's next hit records one once that time is a minute old, not a minute
+    /// after the disk hit.
+    @Test func aMemoryCopyOfARowReadCountsFromTheRowsRecordedUse() async throws {
+        let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=3600"])
+        let url = "https://example.com/page"
+        let first = try store()
+        _ = try await first.httpCache.get(url, origin: origin.origin)
+        first.httpCache.waitForPendingWrites()
+        let stored = clock.now
+        let reader = try store()
+        let disk = reader.component(HTTPDiskCache.self)
+        func lastAccess() throws -> Date? { try disk.rows(url: url, options: CachePolicy.Options()).first?.lastAccess }
+        clock.advance(50)
+        #expect(try await reader.httpCache.get(url, origin: unreachableOrigin).outcome == .hit)
+        #expect(try lastAccess() == stored)
+        clock.advance(15)
+        #expect(try await reader.httpCache.get(url, origin: unreachableOrigin).outcome == .hit)
+        #expect(try lastAccess() == clock.now)
+        #expect(origin.hits == 1)
+    }
+
     @Test func memoryCacheHitsRecordTheirUseOnDiskOnceAMinute() async throws {
         let store = try store()
         let cache = store.httpCache
