@@ -5,9 +5,10 @@ import Foundation
 /// `SiteTable`, that slot's stamp, and where the arrays the site's lookup reads were last seen;
 /// and an open-addressed table of 8-byte buckets, each a host's hash beside its entry's number.
 /// Finding a host reads its bucket (the buckets take a fifth of the entries' memory or less at
-/// the same load, and stay in the caches of a process that looks hosts up), then one entry, and then the site's slot while the
-/// lines of its index, keys and bytes are already asked for: no dictionary of names is read,
-/// and the site's slot is the last read a lookup waits for before its cookies. The shared
+/// the same load, and stay in the caches of a process that looks hosts up), then one entry,
+/// and then the site's slot while the lines of its index, keys and bytes are already asked
+/// for: no dictionary of names is read, and the site's slot is the last read a lookup waits
+/// for before its cookies. The shared
 /// display-name cache (a dictionary of strings, behind its own lock) read its bucket, its key's
 /// bytes and its value apart, and then the jar's dictionary its bucket, key and value, each a
 /// cache miss on a large store. Longer hosts go that way every time.
@@ -126,10 +127,13 @@ final class HostSiteTable: @unchecked Sendable {
             buckets = Self.allocateBuckets(bucketCount)
             count = 0
         } else if (count + 1) * 2 > bucketCount {
-            buckets.deallocate()
+            // The buckets hold the tags: growing reads no entry and hashes no host again.
+            let old = buckets
+            let oldCount = bucketCount
             bucketCount *= 2
             buckets = Self.allocateBuckets(bucketCount)
-            for e in 0..<count { place(Self.tag(of: pointer(toEntry: e).pointee.host), e) }
+            for i in 0..<oldCount where old[i] != 0 { place(old[i]) }
+            old.deallocate()
         }
         if count % Self.blockSize == 0 {
             // Entries from `malloc`, which aligns to 16 bytes: an 80-byte entry then starts 0, 16,
@@ -140,15 +144,16 @@ final class HostSiteTable: @unchecked Sendable {
             blocks[count / Self.blockSize] = raw.bindMemory(to: Entry.self, capacity: Self.blockSize)
         }
         pointer(toEntry: count).initialize(to: entry)
-        place(tag, count)
+        place(UInt64(tag) << 32 | UInt64(count))
         count += 1
     }
 
-    /// Puts entry `e`, whose host's tag is `tag`, in the first free bucket from its hash on.
-    private func place(_ tag: UInt32, _ e: Int) {
-        var i = Int(truncatingIfNeeded: tag >> 1) & (bucketCount - 1)
+    /// Puts `bucket` (a tag times 2^32 plus an entry's number) in the first free bucket from
+    /// its hash on.
+    private func place(_ bucket: UInt64) {
+        var i = Int(truncatingIfNeeded: bucket >> 33) & (bucketCount - 1)
         while buckets[i] != 0 { i = (i + 1) & (bucketCount - 1) }
-        buckets[i] = UInt64(tag) << 32 | UInt64(e)
+        buckets[i] = bucket
     }
 
     /// The host's bytes as an entry holds them, or `nil` when it is too long.

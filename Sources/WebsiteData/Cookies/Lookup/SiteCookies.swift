@@ -26,8 +26,9 @@ import Foundation
 ///
 /// The folder's invariants and the rules behind this layout are in `README.md` beside it; its
 /// plain model is `ReferenceCookieLookup`. Beside this file: what is kept per cookie
-/// (`SiteCookies+Records.swift`: `Stored`, `Key`, `Place`, `Member`), the lookup index (`SiteCookies+PlaceIndex.swift`) and what a lookup
-/// hands its caller (`SiteCookies+Matches.swift`).
+/// (`SiteCookies+Records.swift`: `Stored`, `Key`, `Place`, `Member`), the lookup index
+/// (`SiteCookies+PlaceIndex.swift`) and what a lookup hands its caller
+/// (`SiteCookies+Matches.swift`).
 struct SiteCookies {
     /// The cookies' records, in insertion order. A cookie's last-access time is its key's (a
     /// lookup writes only the keys). Read the cookies through `cookies` and `cookie(at:)`.
