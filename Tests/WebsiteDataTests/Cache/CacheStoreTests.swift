@@ -590,13 +590,19 @@ extension CachedResponse {
         #expect(records.first?.sizes[.memoryCache] == cache.memoryUsage)
     }
 
+    /// Stores `url` from `origin` (max-age=3600) through a store object of its own, its row
+    /// committed; returns the time it was stored.
+    func storeCommitted(_ url: String, from origin: CacheTestOrigin) async throws -> Date {
+        let store = try store()
+        _ = try await store.httpCache.get(url, origin: origin.origin)
+        store.httpCache.waitForPendingWrites()
+        return clock.now
+    }
+
     @Test func diskCacheHitsRecordTheirUseOnceAMinute() async throws {
         let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=3600"])
         let url = "https://example.com/page"
-        let first = try store()
-        _ = try await first.httpCache.get(url, origin: origin.origin)
-        first.httpCache.waitForPendingWrites()
-        let stored = clock.now
+        let stored = try await storeCommitted(url, from: origin)
         // Each hit from a store object of its own, whose memory cache is empty: a disk hit.
         func diskHit() async throws -> Date? {
             let store = try store()
@@ -623,10 +629,7 @@ extension CachedResponse {
     @Test func aMemoryCopyOfARowReadCountsFromTheRowsRecordedUse() async throws {
         let origin = CacheTestOrigin(headers: ["Cache-Control": "max-age=3600"])
         let url = "https://example.com/page"
-        let first = try store()
-        _ = try await first.httpCache.get(url, origin: origin.origin)
-        first.httpCache.waitForPendingWrites()
-        let stored = clock.now
+        let stored = try await storeCommitted(url, from: origin)
         let reader = try store()
         let disk = reader.component(HTTPDiskCache.self)
         func lastAccess() throws -> Date? { try disk.rows(url: url, options: CachePolicy.Options()).first?.lastAccess }
