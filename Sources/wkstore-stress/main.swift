@@ -1,6 +1,6 @@
 // wkstore-stress: a writer process for crash-safety and side-by-side tests.
 //
-//   wkstore-stress cookies --store DIR [--batches N] [--per-batch K] [--prefix P]
+//   wkstore-stress cookies --store DIR [--batches N] [--per-batch K] [--prefix P] [--reopen yes]
 //   wkstore-stress clear --store DIR [--sites a,b]
 //   wkstore-stress mixed --store DIR|URI [--identifier UUID] [--tasks 8] [--duration 5] [--prefix P]
 //       [--cache yes] [--stop-file FILE] [--settle-file FILE]
@@ -85,10 +85,12 @@ let prefix = options["prefix"] ?? "c"
 switch mode {
 case "cookies":
     do {
-        let store = try openStore()
+        var store = try openStore()
         try store.set(.cookiesMaxTotal, to: "10000000")
         try store.set(.cookiesMaxPerSite, to: "1000000")
         for batch in 0..<batches {
+            // `--reopen yes`: each batch in a store opened for it, closed before the next opens.
+            if options["reopen"] == "yes" && batch > 0 { store = try openStore() }
             let headers = (0..<perBatch).map { "\(prefix)\(batch)_\($0)=v\(batch); Max-Age=86400; Path=/" }
             try store.httpCookieStore.setCookies(
                 fromSetCookieHeaders: headers, for: URL(string: "https://site\(batch % 17).example/")!)

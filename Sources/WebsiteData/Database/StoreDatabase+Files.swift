@@ -59,11 +59,37 @@ extension StoreDatabase {
         )
     }
 
-    /// A read-only connection to `file` with `parameters` from `readOnlyParameters`.
-    static func readOnlyConnection(file: URL, parameters: String) throws(DatabaseError) -> SQLiteConnection {
-        let connection = try SQLiteConnection(location: .file(file), readOnly: true, uriParameters: parameters)
-        try connection.execute("PRAGMA query_only = 1")
-        return connection
+    /// A read-only connection to `file`, opened as `readOnlyParameters` says and its first read
+    /// done.
+    ///
+    /// The side files are looked at before SQLite opens them, and another process may remove
+    /// them in between: the last connection to close folds the log in and deletes `-shm`, then
+    /// `-wal`. SQLite then cannot open a file it was told to use, or the log is seen without its
+    /// index for a moment. Either is retried with the side files looked at again, after pauses
+    /// of up to 64 ms for about a second; a condition that lasts is reported as it is.
+    ///
+    /// - Throws: `DatabaseError` from SQLite, or `StoreError.cannotOpen` from
+    ///   `readOnlyParameters`.
+    static func readOnlyConnection(file: URL) throws -> SQLiteConnection {
+        let clock = ContinuousClock()
+        let deadline = clock.now + .seconds(1)
+        var pause = Duration.milliseconds(1)
+        while true {
+            do {
+                let parameters = try readOnlyParameters(file: file)
+                let connection = try SQLiteConnection(location: .file(file), readOnly: true, uriParameters: parameters)
+                try connection.execute("PRAGMA query_only = 1")
+                // Opening reads nothing; the first read opens the side files.
+                _ = try connection.scalar("PRAGMA schema_version")
+                return connection
+            } catch let error as DatabaseError where [.cantOpen, .readOnly].contains(error.code.primary) {
+                if clock.now >= deadline { throw error }
+            } catch let error as StoreError {
+                guard case .cannotOpen = error, clock.now < deadline else { throw error }
+            }
+            Thread.sleep(forTimeInterval: pause / .seconds(1))
+            pause = min(pause * 2, .milliseconds(64))
+        }
     }
 
     /// A new connection for reads, of the kind `reader` is (read-only for a read-only store); for
@@ -71,9 +97,7 @@ extension StoreDatabase {
     func newReaderConnection(file: URL?) throws -> DatabaseConnection {
         if let postgreSQL { return PostgreSQLStoreConnection(try postgreSQL.connect()) }
         guard let file else { throw StoreError.invalidArgument("a store in memory has no reader connections") }
-        if let readOnlyURIParameters {
-            return try Self.readOnlyConnection(file: file, parameters: readOnlyURIParameters)
-        }
+        if isReadOnly { return try Self.readOnlyConnection(file: file) }
         let connection = try SQLiteConnection(location: .file(file))
         try connection.execute("PRAGMA query_only = 1")
         return connection

@@ -29,8 +29,6 @@ final class StoreDatabase: Sendable {
     let folds: [any ChangeLogFold]
     /// Whether the store was opened read-only: every write is refused before it starts.
     let isReadOnly: Bool
-    /// The `file:` URI parameters of a read-only store's connections (see `readOnlyParameters`).
-    let readOnlyURIParameters: String?
     /// Where a PostgreSQL store is; `nil` on SQLite.
     let postgreSQL: PostgreSQLStoreLocation?
     /// What hears other connections' commits to a PostgreSQL store.
@@ -106,7 +104,6 @@ final class StoreDatabase: Sendable {
             self.reader = nil
             self.changeCounter = nil
             self.isReadOnly = false
-            self.readOnlyURIParameters = nil
             self.postgreSQL = nil
             self.listener = nil
             self.writerBackend = nil
@@ -114,7 +111,6 @@ final class StoreDatabase: Sendable {
             return
         }
         self.isReadOnly = false
-        self.readOnlyURIParameters = nil
         self.postgreSQL = nil
         self.listener = nil
         self.writerBackend = nil
@@ -187,11 +183,9 @@ final class StoreDatabase: Sendable {
         let file = try Self.checkReadable(directory: directory)
         self.file = file
         self.isReadOnly = true
-        let parameters = try Self.readOnlyParameters(file: file)
-        self.readOnlyURIParameters = parameters
         let writer: DatabaseConnection
         do {
-            writer = try Self.readOnlyConnection(file: file, parameters: parameters)
+            writer = try Self.readOnlyConnection(file: file)
             let migrator = Migrator()
             try migrator.check(writer, path: file.path)
             let applied = try migrator.appliedVersions(writer)
@@ -218,8 +212,8 @@ final class StoreDatabase: Sendable {
         self.permissionProblems = Self.permissionProblems(directory: directory)
         self.writer = LockedConnection(writer)
         do {
-            self.reader = LockedConnection(try Self.readOnlyConnection(file: file, parameters: parameters))
-        } catch {
+            self.reader = LockedConnection(try Self.readOnlyConnection(file: file))
+        } catch let error as DatabaseError {
             throw StoreError.cannotOpen(path: file.path, detail: error.message)
         }
         self.changeCounter = ChangeCounter(readingDirectory: directory)
@@ -246,7 +240,6 @@ final class StoreDatabase: Sendable {
         self.file = nil
         self.folds = readOnly ? [] : folds
         self.isReadOnly = readOnly
-        self.readOnlyURIParameters = nil
         self.permissionProblems = []
         self.postgreSQL = location
         self.useLock = nil

@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Testing
+import WebsiteDataTestSupport
 
 @testable import WebsiteData
 
@@ -189,6 +190,34 @@ import Testing
         let reader = try WebsiteDataStore(directory: directory, configuration: .init(readOnly: true))
         try writer.httpCookieStore.set("https://example.com/", "later=1; Max-Age=3600")
         #expect(try reader.httpCookieStore.header("https://example.com/")?.contains("later=1") == true)
+    }
+
+    /// The last writer to close deletes the log and its index; a read-only open that looked at
+    /// them just before opens the files again as they are then.
+    @Test func aStoreOpenedReadOnlyWhileItsWriterClosesIsRead() async throws {
+        let directory = dir.path("closing")
+        try WebsiteDataStore(directory: directory).httpCookieStore.set("https://example.com/", "a=1; Max-Age=3600")
+        // Another process opens the store, commits to its log and closes it, deleting both, over
+        // and over, while this one opens the store read-only over and over.
+        let rounds = TestScale.rounds(600, sanitized: 100)
+        let writer = try LineChild(
+            "wkstore-stress",
+            ["cookies", "--store", directory.path, "--batches", "\(rounds)", "--per-batch", "1", "--reopen", "yes"])
+        var opens = 0
+        var failures: [String] = []
+        while writer.process.isRunning || opens == 0 {
+            do {
+                let reader = try WebsiteDataStore(directory: directory, configuration: .init(readOnly: true))
+                #expect(try reader.httpCookieStore.header("https://example.com/") == "a=1")
+            } catch {
+                failures.append("\(error)")
+            }
+            opens += 1
+        }
+        let status = writer.wait()
+        #expect(status == 0, "\(writer.standardError)")
+        #expect(failures.isEmpty, "\(failures.count) of \(opens) opens failed, first: \(failures.first ?? "")")
+        print("read-only opens while a writer opened and closed the store \(rounds) times: \(opens)")
     }
 
     @Test func aLogWithoutItsIndexIsAClearErrorAndStaysAsItIs() async throws {

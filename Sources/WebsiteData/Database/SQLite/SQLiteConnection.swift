@@ -18,6 +18,10 @@ final class SQLiteConnection: DatabaseConnection {
 
     let handle: OpaquePointer
     let location: Location
+    /// How long the connection waits for another connection's lock (or index) before failing.
+    let busyTimeout: Duration
+    /// Whether the connection was opened without write access.
+    let isReadOnly: Bool
     private var statements: [String: SQLiteStatement] = [:]
 
     /// Opens a connection.
@@ -55,11 +59,45 @@ final class SQLiteConnection: DatabaseConnection {
         }
         self.handle = pointer
         self.location = location
+        self.busyTimeout = busyTimeout
+        self.isReadOnly = readOnly
         sqlite3_extended_result_codes(pointer, 1)
         let (seconds, attoseconds) = busyTimeout.components
         sqlite3_busy_timeout(pointer, Int32(clamping: seconds * 1000 + attoseconds / 1_000_000_000_000_000))
         _ = wk_sqlite_db_config_int(pointer, SQLITE_DBCONFIG_DEFENSIVE, 1)
     }
+
+    /// The result of `again`, called after pauses while `failure` and its results say that an
+    /// index being built stands in the way; else `failure`.
+    ///
+    /// A read through an index opened read-only (`readonly_shm`, a read-only store's) can find
+    /// the index just created by a writer that opened the store and not yet built by it:
+    /// SQLite then fails the read with a `SQLITE_READONLY` code (`_RECOVERY`, `_CANTINIT`, or
+    /// the plain one when the index is still too short to map), where a read needs no write.
+    /// The read has started no transaction yet, and the writer builds the index in
+    /// milliseconds, holding it as it would hold a lock: the read is tried again after pauses
+    /// of up to 64 ms, for as long as the connection waits out a lock (its busy timeout). Only
+    /// a connection opened read-only waits: for a writable one, `SQLITE_READONLY` is a condition
+    /// that lasts (a read-only file or directory).
+    func waitingOutAnIndexBeingBuilt(after failure: Int32, again: () -> Int32) -> Int32 {
+        guard isReadOnly else { return failure }
+        var code = failure
+        let clock = ContinuousClock()
+        let deadline = clock.now + busyTimeout
+        var pause = Duration.milliseconds(1)
+        while Self.indexBeingBuilt.contains(code) && clock.now < deadline {
+            Thread.sleep(forTimeInterval: pause / .seconds(1))
+            pause = min(pause * 2, .milliseconds(64))
+            code = again()
+        }
+        return code
+    }
+
+    /// `SQLITE_READONLY`, `SQLITE_READONLY_RECOVERY` and `SQLITE_READONLY_CANTINIT` (C macros
+    /// Swift does not import).
+    private static let indexBeingBuilt: Set<Int32> = [
+        SQLITE_READONLY, SQLITE_READONLY | (1 << 8), SQLITE_READONLY | (5 << 8),
+    ]
 
     deinit {
         statements.removeAll()

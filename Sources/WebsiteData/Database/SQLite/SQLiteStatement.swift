@@ -11,7 +11,13 @@ final class SQLiteStatement: DatabaseStatement {
 
     init(connection: SQLiteConnection, sql: String) throws(DatabaseError) {
         var pointer: OpaquePointer?
-        let code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        var code = sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+        if code != SQLITE_OK {
+            // Preparing the first statement reads the schema, through the index (`step(after:)`).
+            code = connection.waitingOutAnIndexBeingBuilt(after: code) {
+                sqlite3_prepare_v3(connection.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &pointer, nil)
+            }
+        }
         guard code == SQLITE_OK, let pointer else {
             throw DatabaseError(connection: connection.handle, code: code, sql: sql)
         }
@@ -64,14 +70,26 @@ final class SQLiteStatement: DatabaseStatement {
     @discardableResult
     func step() throws(DatabaseError) -> Bool {
         let code = sqlite3_step(handle)
-        switch code {
-        case SQLITE_ROW: return true
-        case SQLITE_DONE: return false
-        default:
-            let error = DatabaseError(connection: connection.handle, code: code, sql: sql)
-            sqlite3_reset(handle)
-            throw error
+        if code == SQLITE_ROW { return true }
+        if code == SQLITE_DONE { return false }
+        return try step(after: code)
+    }
+
+    /// Steps again after `failure` when it is one that passes, else throws it: a read that
+    /// meets an index being built (`SQLiteConnection.waitingOutAnIndexBeingBuilt`).
+    private func step(after failure: Int32) throws(DatabaseError) -> Bool {
+        var code = failure
+        if sqlite3_stmt_readonly(handle) != 0 {
+            code = connection.waitingOutAnIndexBeingBuilt(after: failure) {
+                sqlite3_reset(handle)
+                return sqlite3_step(handle)
+            }
+            if code == SQLITE_ROW { return true }
+            if code == SQLITE_DONE { return false }
         }
+        let error = DatabaseError(connection: connection.handle, code: code, sql: sql)
+        sqlite3_reset(handle)
+        throw error
     }
 
     /// Runs the statement to completion with `values` bound.

@@ -272,8 +272,7 @@ public final class WebSQLStorage: Sendable {
             // Read as the store is, creating nothing: a database whose file is missing is empty.
             guard FileManager.default.fileExists(atPath: url.path) else { throw database.readOnlyError }
             do {
-                let db = try StoreDatabase.readOnlyConnection(
-                    file: url, parameters: try StoreDatabase.readOnlyParameters(file: url))
+                let db = try StoreDatabase.readOnlyConnection(file: url)
                 WebSQLAuthorizer.forbidAttaching(on: db)
                 return WebSQLConnection(locked: LockedConnection(db), file: url)
             } catch let error as DatabaseError {
