@@ -97,7 +97,7 @@ public struct BothEnginesTrait: SuiteTrait, TestTrait, TestScoping {
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         guard !test.isSuite else { return try await function() }
-        let engines: [TestEngine] = test.traits.contains { $0 is SQLiteOnlyTrait } ? [.sqlite] : TestEngine.allCases
+        let engines: [TestEngine] = test.traits.contains { $0 is SQLiteOnlyTrait } ? [.sqlite] : Self.chosen
         for engine in engines {
             let gated = engine == .postgreSQL
             if gated { await Self.postgreSQLRuns.enter() }
@@ -109,6 +109,18 @@ public struct BothEnginesTrait: SuiteTrait, TestTrait, TestScoping {
             }
         }
     }
+
+    /// The engines `WKSTORE_TEST_ENGINES` names (`sqlite`, `postgreSQL`, comma-separated), or
+    /// both. CI's AddressSanitizer pass runs these suites on SQLite alone: the PostgreSQL
+    /// engine's own suites still call libpq there, and the code both engines share runs once.
+    private static let chosen: [TestEngine] = {
+        guard let names = ProcessInfo.processInfo.environment["WKSTORE_TEST_ENGINES"] else {
+            return TestEngine.allCases
+        }
+        let chosen = TestEngine.allCases.filter { names.split(separator: ",").contains(Substring($0.rawValue)) }
+        precondition(!chosen.isEmpty, "WKSTORE_TEST_ENGINES names no engine: \(names)")
+        return chosen
+    }()
 
     /// The PostgreSQL runs that may be under way at once. Every store holds connections (a
     /// writer, a reader, a listener) and some tests open several stores or start processes that
