@@ -143,7 +143,7 @@ final class StoreDatabase: Sendable {
                 throw StoreError.corrupt(path: file.path, detail: error.message)
             }
             if [.cantOpen, .readOnly, .ioError].contains(error.code.primary) {
-                throw StoreError.cannotOpen(path: file.path, detail: error.message)
+                throw StoreError.cannotOpen(path: file.path, detail: error.messageWithCode)
             }
             throw StoreError.database(error)
         } catch let error as StoreError {
@@ -202,7 +202,7 @@ final class StoreDatabase: Sendable {
                 throw StoreError.corrupt(path: file.path, detail: error.message)
             }
             if [.cantOpen, .readOnly, .ioError].contains(error.code.primary) {
-                throw StoreError.cannotOpen(path: file.path, detail: error.message)
+                throw StoreError.cannotOpen(path: file.path, detail: error.messageWithCode)
             }
             throw StoreError.database(error)
         } catch let error as StoreError {
@@ -214,7 +214,7 @@ final class StoreDatabase: Sendable {
         do {
             self.reader = LockedConnection(try Self.readOnlyConnection(file: file))
         } catch let error as DatabaseError {
-            throw StoreError.cannotOpen(path: file.path, detail: error.message)
+            throw StoreError.cannotOpen(path: file.path, detail: error.messageWithCode)
         }
         self.changeCounter = ChangeCounter(readingDirectory: directory)
         self.useLock = StoreUseLock.shared(directory, create: false)

@@ -52,6 +52,11 @@ public struct DatabaseError: WebsiteDataError, Equatable {
         self.sql = sql
     }
 
+    /// The message and the extended result code, for an error that names its path itself:
+    /// "unable to open database file (SQLite result code 14)". The code tells apart what one
+    /// message covers (`SQLITE_READONLY_DIRECTORY` from `SQLITE_READONLY_RECOVERY`).
+    public var messageWithCode: String { "\(message) (SQLite result code \(code.rawValue))" }
+
     /// The result code: `reason` is `code`.
     public var reason: Code { code }
 

@@ -35,7 +35,7 @@ extension WebSQLStorage {
                 return image
             }
         } catch let error as DatabaseError {
-            throw StoreError.cannotOpen(path: file.path, detail: error.message)
+            throw StoreError.cannotOpen(path: file.path, detail: error.messageWithCode)
         }
     }
 

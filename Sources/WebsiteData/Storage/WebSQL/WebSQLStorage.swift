@@ -276,7 +276,7 @@ public final class WebSQLStorage: Sendable {
                 WebSQLAuthorizer.forbidAttaching(on: db)
                 return WebSQLConnection(locked: LockedConnection(db), file: url)
             } catch let error as DatabaseError {
-                throw StoreError.cannotOpen(path: url.path, detail: error.message)
+                throw StoreError.cannotOpen(path: url.path, detail: error.messageWithCode)
             }
         }
         do {
