@@ -193,7 +193,8 @@ import WebsiteDataTestSupport
     }
 
     /// The last writer to close deletes the log and its index; a read-only open that looked at
-    /// them just before opens the files again as they are then.
+    /// them just before opens the files again as they are then. A writer that opens creates
+    /// them anew; a read meeting the index before it is built waits for it.
     @Test func aStoreOpenedReadOnlyWhileItsWriterClosesIsRead() async throws {
         let directory = dir.path("closing")
         try WebsiteDataStore(directory: directory).httpCookieStore.set("https://example.com/", "a=1; Max-Age=3600")
