@@ -20,8 +20,8 @@ enum BenchCommand {
                    commit-to-lookup and commit-to-feed delays over 8 processes (a private cluster,
                    or the database WKSTORE_BENCH_POSTGRES names)
           cache    HTTP cache hits through HTTPClient: vs a dictionary, an indexed SELECT and Python's
-                   requests-cache (installed into a venv by scripts/bench-peers.sh); fill vs cache off;
-                   clear --types diskcache --since
+                   requests-cache, with Scrapy's cache storages for information (both installed into a
+                   venv by scripts/bench-peers.sh); fill vs cache off; clear --types diskcache --since
         Options:
           --quick      a scaled-down smoke run of a few seconds (numbers are not comparable to the full run)
           --threads N  writer threads for the concurrent ingest (default 8)

@@ -7,7 +7,8 @@ import WebsiteDataHTTP
 /// `max-age=3600` from a loopback server fill a fresh persistent store; every URL is then asked
 /// again from a new store object (disk-cache hits) and again (memory-cache hits), against a
 /// dictionary of the same bodies (memory floor), one indexed `SELECT` of each entry's row
-/// (disk floor) and Python's requests-cache (SQLite backend) on the same server.
+/// (disk floor) and Python's requests-cache (SQLite backend) on the same server; Scrapy's cache
+/// storages for information.
 enum CacheBench {
     /// Bytes of each response body.
     static let bodySize = 1536
@@ -66,6 +67,17 @@ enum CacheBench {
                     target: largest ? ">= 30x faster" : "(reported)", met: largest ? Format.met(faster >= 30) : "-")
                 table.note(
                     "requests-cache at \(n): fill \(Format.perOp(result.fill)) per request (one at a time), hits timed on \(result.timed.grouped) URLs spread over the \(n)"
+                )
+                let scrapy = try ScrapyCachePeer(python: peer.python)
+                    .run(urls: urls, bodySize: bodySize, scratch: scratch)
+                for (name, storage) in [("filesystem", scrapy.filesystem), ("DBM (\(scrapy.dbmModule))", scrapy.dbm)] {
+                    table.add(
+                        "\(n): disk hit vs Scrapy \(scrapy.version) \(name) storage's retrieve_response",
+                        ours: Format.perOp(hits.disk), peer: Format.perOp(storage.hit),
+                        ratio: Format.times(storage.hit / hits.disk) + " faster", target: "(reported)")
+                }
+                table.note(
+                    "Scrapy at \(n): store_response \(Format.perOp(scrapy.filesystem.fill)) (filesystem), \(Format.perOp(scrapy.dbm.fill)) (DBM) per response; retrieve_response timed on \(scrapy.timed.grouped) URLs spread over the \(n); no HTTP: the middleware's own work and the download come on top"
                 )
             }
             table.note(

@@ -46,16 +46,16 @@ struct RequestsCachePeer {
             .deletingLastPathComponent()
     }
 
-    /// The peer, installed now when its venv lacks it.
+    /// The peer, installed now (with Scrapy, `ScrapyCachePeer`) when its venv lacks either.
     ///
     /// - Throws: `BenchError` with the reason when it cannot be installed.
     static func prepare() throws -> RequestsCachePeer {
         let root = packageRoot
         let venv = root.appendingPathComponent(".build/bench-peers")
         let python = venv.appendingPathComponent("bin/python")
-        if try run(python, ["-c", "import requests_cache"], quiet: true) != 0 {
+        if try run(python, ["-c", "import requests_cache, scrapy"], quiet: true) != 0 {
             let installer = root.appendingPathComponent("scripts/bench-peers.sh")
-            progress("cache: installing requests-cache into \(venv.path) (\(installer.path))")
+            progress("cache: installing requests-cache and Scrapy into \(venv.path) (\(installer.path))")
             guard FileManager.default.isExecutableFile(atPath: installer.path) else {
                 throw BenchError("cannot install requests-cache: \(installer.path) is missing (or run with --no-peers)")
             }
