@@ -66,16 +66,9 @@ struct ScrapyCachePeer {
     /// `retrieve_response` on up to `RequestsCachePeer.timedHits` of them.
     func run(urls: [URL], bodySize: Int, scratch: ScratchDirectory) throws -> Result {
         progress("cache: Scrapy's cache storages storing \(urls.count.grouped) responses, then retrieving")
-        let list = scratch.url.appendingPathComponent("scrapy-urls.txt")
-        try urls.map(\.absoluteString).joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
-        let code = scratch.url.appendingPathComponent("scrapy_cache_peer.py")
-        try Self.script.write(to: code, atomically: true, encoding: .utf8)
-        let (status, fields, output) = try childFields(
-            python,
-            [
-                code.path, scratch.url.appendingPathComponent("scrapy").path, String(urls.count),
-                String(RequestsCachePeer.timedHits), list.path, String(bodySize),
-            ])
+        let (status, fields, output) = try RequestsCachePeer.runScript(
+            Self.script, named: "scrapy_cache_peer", python: python, urls: urls, scratch: scratch, data: "scrapy",
+            extra: [String(bodySize)])
         let numbers = fields.prefix(4).compactMap { Double($0) }
         guard status == 0, fields.count == 7, numbers.count == 4, let timed = Int(fields[5]) else {
             throw BenchError("Scrapy's cache storages failed (status \(status)): \(output.suffix(300))")
