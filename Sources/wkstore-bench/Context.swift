@@ -153,6 +153,22 @@ struct BenchError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
+/// Runs a peer's Python `script` (written as `name.py` into `scratch`) with `python`, and its
+/// arguments: the path `data` in `scratch` for its store, how many `urls` there are, how many
+/// hits to time, the file listing the URLs, then `extra`.
+func runPeerScript(
+    _ script: String, named name: String, python: URL, urls: [URL], timed: Int, scratch: ScratchDirectory,
+    data: String, extra: [String] = []
+) throws -> (status: Int32, fields: [Substring], output: String) {
+    let list = scratch.url.appendingPathComponent("\(name)-urls.txt")
+    try urls.map(\.absoluteString).joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
+    let code = scratch.url.appendingPathComponent("\(name).py")
+    try script.write(to: code, atomically: true, encoding: .utf8)
+    let store = scratch.url.appendingPathComponent(data)
+    let arguments = [code.path, store.path, String(urls.count), String(timed), list.path]
+    return try childFields(python, arguments + extra)
+}
+
 /// Runs a child process to its end and returns its exit status and the whitespace-separated
 /// fields of its standard output (and that output whole, for error messages).
 func childFields(_ executable: URL, _ arguments: [String]) throws -> (

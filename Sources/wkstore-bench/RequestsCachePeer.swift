@@ -72,32 +72,15 @@ struct RequestsCachePeer {
     /// Fills a requests-cache store with `urls` from the server, then times hits from a new session.
     func run(base: String, urls: [URL], scratch: ScratchDirectory) throws -> Result {
         progress("cache: requests-cache filling \(urls.count.grouped) responses, then hits")
-        let (status, fields, _) = try Self.runScript(
-            Self.script, named: "requests_cache_peer", python: python, urls: urls, scratch: scratch,
-            data: "requests-cache.sqlite")
+        let (status, fields, _) = try runPeerScript(
+            Self.script, named: "requests_cache_peer", python: python, urls: urls, timed: Self.timedHits,
+            scratch: scratch, data: "requests-cache.sqlite")
         guard status == 0, fields.count == 4, let fill = Double(fields[0]), let hit = Double(fields[1]),
             let timed = Int(fields[2])
         else {
             throw BenchError("requests-cache failed (status \(status))")
         }
         return Result(fill: fill, hit: hit, timed: timed, version: String(fields[3]))
-    }
-
-    /// Runs a peer's `script` (written as `name.py` into `scratch`) with its arguments: the path
-    /// `data` in `scratch` for its store, how many `urls` there are, how many hits to time, the
-    /// file listing the URLs, then `extra`.
-    static func runScript(
-        _ script: String, named name: String, python: URL, urls: [URL], scratch: ScratchDirectory, data: String,
-        extra: [String] = []
-    ) throws -> (status: Int32, fields: [Substring], output: String) {
-        let list = scratch.url.appendingPathComponent("\(name)-urls.txt")
-        try urls.map(\.absoluteString).joined(separator: "\n").write(to: list, atomically: true, encoding: .utf8)
-        let code = scratch.url.appendingPathComponent("\(name).py")
-        try script.write(to: code, atomically: true, encoding: .utf8)
-        let arguments = [
-            code.path, scratch.url.appendingPathComponent(data).path, String(urls.count), String(timedHits), list.path,
-        ]
-        return try childFields(python, arguments + extra)
     }
 
     /// Runs a program and returns its exit status; `quiet` sends its output nowhere.

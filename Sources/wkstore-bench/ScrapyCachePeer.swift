@@ -26,7 +26,7 @@ struct ScrapyCachePeer {
     }
 
     static let script = #"""
-        import dbm, glob, importlib.metadata, sys, time
+        import dbm, importlib.metadata, sys, time
         from scrapy.extensions.httpcache import DbmCacheStorage, FilesystemCacheStorage
         from scrapy.http import Request, Response
         from scrapy.spiders import Spider
@@ -58,7 +58,7 @@ struct ScrapyCachePeer {
             hit = (time.perf_counter() - start) / len(requests)
             storage.close_spider(spider)
             figures += [fill * 1e9, hit * 1e9]
-        module = dbm.whichdb(glob.glob(path + "/dbm/bench.db*")[0].split(".db")[0] + ".db")
+        module = dbm.whichdb(path + "/dbm/bench.db")  # the storage's file: HTTPCACHE_DIR/<spider>.db
         print(*figures, module, len(requests), importlib.metadata.version("scrapy"))
         """#
 
@@ -66,9 +66,9 @@ struct ScrapyCachePeer {
     /// `retrieve_response` on up to `RequestsCachePeer.timedHits` of them.
     func run(urls: [URL], bodySize: Int, scratch: ScratchDirectory) throws -> Result {
         progress("cache: Scrapy's cache storages storing \(urls.count.grouped) responses, then retrieving")
-        let (status, fields, output) = try RequestsCachePeer.runScript(
-            Self.script, named: "scrapy_cache_peer", python: python, urls: urls, scratch: scratch, data: "scrapy",
-            extra: [String(bodySize)])
+        let (status, fields, output) = try runPeerScript(
+            Self.script, named: "scrapy_cache_peer", python: python, urls: urls, timed: RequestsCachePeer.timedHits,
+            scratch: scratch, data: "scrapy", extra: [String(bodySize)])
         let numbers = fields.prefix(4).compactMap { Double($0) }
         guard status == 0, fields.count == 7, numbers.count == 4, let timed = Int(fields[5]) else {
             throw BenchError("Scrapy's cache storages failed (status \(status)): \(output.suffix(300))")

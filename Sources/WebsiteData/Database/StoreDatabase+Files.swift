@@ -66,14 +66,13 @@ extension StoreDatabase {
     /// them in between: the last connection to close folds the log in and deletes `-shm`, then
     /// `-wal`. SQLite then cannot open a file it was told to use, or the log is seen without its
     /// index for a moment. Either is retried with the side files looked at again, after pauses
-    /// of up to 64 ms for about a second; a condition that lasts is reported as it is.
+    /// of up to 64 ms for about a second; a condition that lasts is reported as it is. (An
+    /// index a writer is still building is waited for by the connection itself.)
     ///
     /// - Throws: `DatabaseError` from SQLite, or `StoreError.cannotOpen` from
     ///   `readOnlyParameters`.
     static func readOnlyConnection(file: URL) throws -> SQLiteConnection {
-        let clock = ContinuousClock()
-        let deadline = clock.now + .seconds(1)
-        var pause = Duration.milliseconds(1)
+        var pauses = DoublingPauses(for: .seconds(1))
         while true {
             do {
                 let parameters = try readOnlyParameters(file: file)
@@ -82,13 +81,11 @@ extension StoreDatabase {
                 // Opening reads nothing; the first read opens the side files.
                 _ = try connection.scalar("PRAGMA schema_version")
                 return connection
-            } catch let error as DatabaseError where [.cantOpen, .readOnly].contains(error.code.primary) {
-                if clock.now >= deadline { throw error }
+            } catch let error as DatabaseError where error.code.primary == .cantOpen {
+                if !pauses.next() { throw error }
             } catch let error as StoreError {
-                guard case .cannotOpen = error, clock.now < deadline else { throw error }
+                guard case .cannotOpen = error, pauses.next() else { throw error }
             }
-            Thread.sleep(forTimeInterval: pause / .seconds(1))
-            pause = min(pause * 2, .milliseconds(64))
         }
     }
 

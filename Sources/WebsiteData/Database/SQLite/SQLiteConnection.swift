@@ -82,14 +82,8 @@ final class SQLiteConnection: DatabaseConnection {
     func waitingOutAnIndexBeingBuilt(after failure: Int32, again: () -> Int32) -> Int32 {
         guard isReadOnly else { return failure }
         var code = failure
-        let clock = ContinuousClock()
-        let deadline = clock.now + busyTimeout
-        var pause = Duration.milliseconds(1)
-        while Self.indexBeingBuilt.contains(code) && clock.now < deadline {
-            Thread.sleep(forTimeInterval: pause / .seconds(1))
-            pause = min(pause * 2, .milliseconds(64))
-            code = again()
-        }
+        var pauses = DoublingPauses(for: busyTimeout)
+        while Self.indexBeingBuilt.contains(code) && pauses.next() { code = again() }
         return code
     }
 
