@@ -22,7 +22,7 @@ public enum Site {
     public static func displayName(forHost host: String) -> String {
         if host.isEmpty { return host }
         if let known = displayNames.read({ $0[host] }) { return known }
-        let computed = isIPAddress(host) || host == "localhost" ? host : pslRegistrableDomain(host) ?? host
+        let computed = uncachedDisplayName(forHost: host)
         return displayNames.write { cache in
             if cache.count >= displayNameCacheLimit { cache.removeAll(keepingCapacity: true) }
             // One string per site: every host of a site gets the site's own entry's string, so
@@ -38,6 +38,13 @@ public enum Site {
             cache[host] = name
             return name
         }
+    }
+
+    /// The display name for a canonical host, worked out again (libpsl), without the cache of
+    /// display names: for a caller that keeps what it gets by host itself.
+    static func uncachedDisplayName(forHost host: String) -> String {
+        if host.isEmpty { return host }
+        return isIPAddress(host) || host == "localhost" ? host : pslRegistrableDomain(host) ?? host
     }
 
     /// Display names already worked out, by host. Every cookie written or sent needs its site,

@@ -631,8 +631,10 @@ extension Array {
     /// Makes room for `extra` more elements: when they do not fit, the capacity grows by a
     /// quarter (or to what they need, when more), where an append would double it. A store
     /// holds many small sites, each with arrays of its own, and doubling leaves a third of each
-    /// spare on average; growing by a quarter keeps appends amortized constant time.
-    fileprivate mutating func makeRoom(for extra: Int) {
+    /// spare on average; growing by a quarter keeps appends amortized constant time. The
+    /// jar's table of sites grows so too: a slot is 112 bytes, and a store of 10,000 sites
+    /// left 6,384 slots spare.
+    mutating func makeRoom(for extra: Int) {
         let needed = count + extra
         guard needed > capacity else { return }
         reserveCapacity(Swift.max(needed, count + count / 4))

@@ -141,6 +141,7 @@ struct SiteTable {
             slots[index] = slot
         } else {
             index = slots.count
+            slots.makeRoom(for: 1)
             slots.append(slot)
         }
         slotOf[key] = index
