@@ -4,7 +4,7 @@ import WebsiteData
 /// Section 4: peak memory of each engine holding the cookies, each in a process of its own.
 ///
 /// The bench runs itself again as `wkstore-bench __memory ENGINE COUNT`; the child makes the
-/// site list, notes its resident size, streams the generated responses into the engine (so
+/// site list (and opens the store, but for the dictionary), notes its resident size, streams the generated responses into the engine (so
 /// only the engine keeps the cookies), looks cookies up on every host of every site (our
 /// engines), and reports its peak resident size (VmHWM).
 enum MemoryBench {
@@ -15,6 +15,9 @@ enum MemoryBench {
         var peakKB: Double
         var held: Int
         var seconds: Double
+        /// What opening the empty store added to the resident size (0 for the dictionary, which
+        /// opens nothing).
+        var openingKB: Double
         /// What loading the cookies added to the peak.
         var netKB: Double { peakKB - baselineKB }
     }
@@ -67,7 +70,10 @@ enum MemoryBench {
             table.note("one header: not measured (needs `wkstore` built beside the bench, /usr/bin/curl and GNU time)")
         }
         table.note(
-            "MB = peak resident size (VmHWM) after loading (and, for ours, one Cookie lookup on every host of every site) minus the child's resident size before loading (site list made, runtime started)"
+            "MB = peak resident size (VmHWM) after loading (and, for ours, one Cookie lookup on every host of every site) minus the child's resident size before loading (site list made, runtime started; for ours and Foundation, the store open and empty, as curl's baseline is curl with an empty cookies file)"
+        )
+        table.note(
+            "opening the empty store, before the baseline: persistent \(Format.megabytes(disk.openingKB)), non-persistent \(Format.megabytes(memory.openingKB)); the persistent store's figure with it, over the process before opening: \(Format.megabytes(disk.netKB + disk.openingKB))"
         )
         let all = [
             ("ours non-persistent \(big.grouped)", memory), ("ours persistent \(big.grouped)", disk),
@@ -150,28 +156,36 @@ enum MemoryBench {
             ? (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) : nil
         let (status, fields, output) = try childFields(
             URL(fileURLWithPath: selfPath ?? CommandLine.arguments[0]), ["__memory", engine, String(count)])
-        guard status == 0, fields.count == 4, let baseline = Double(fields[0]), let peak = Double(fields[1]),
-            let held = Int(fields[2]), let seconds = Double(fields[3])
+        guard status == 0, fields.count == 5, let baseline = Double(fields[0]), let peak = Double(fields[1]),
+            let held = Int(fields[2]), let seconds = Double(fields[3]), let opening = Double(fields[4])
         else {
             throw BenchError("memory child \(engine) \(count) failed (status \(status)): \(output)")
         }
-        return Measurement(baselineKB: baseline, peakKB: peak, held: held, seconds: seconds)
+        return Measurement(baselineKB: baseline, peakKB: peak, held: held, seconds: seconds, openingKB: opening)
     }
 
     /// The child: loads `count` cookies into `engine` and prints
-    /// `baseline-kB peak-kB cookies-held load-seconds`.
+    /// `baseline-kB peak-kB cookies-held load-seconds opening-kB`. For our engines and Foundation
+    /// the baseline is taken with the store open and empty, and `opening-kB` is what opening it
+    /// added.
     static func child(engine: String, count: Int) throws {
         let shape = Shape(cookies: count, sites: max(1, count / 10), lookups: 0)
         let sites = Dataset.makeSites(shape)
-        let baseline = status("VmRSS")
-        let start = now()
+        let beforeOpening = status("VmRSS")
         let loadDate = Date()
+        var baseline = beforeOpening
+        var start = now()
         var held = 0
         var peak = 0.0
         switch engine {
         case "wkstore-memory", "wkstore-disk":
             let scratch = engine == "wkstore-disk" ? ScratchDirectory("memory") : nil
             let store = try Loader.makeStore(directory: scratch?.url.appendingPathComponent("store"))
+            // The baseline is the process with its store open and empty, as curl's is curl with
+            // an empty cookies file (and Foundation's, its storage made): what opening costs
+            // (code paged in, SQLite's connections) is reported apart.
+            baseline = status("VmRSS")
+            start = now()
             var failures = 0
             Dataset.forEachResponse(shape, sites: sites) { response in
                 do {
@@ -202,6 +216,8 @@ enum MemoryBench {
             withExtendedLifetime(floor) {}
         case "foundation":
             let foundation = FoundationPeer()
+            baseline = status("VmRSS")
+            start = now()
             Dataset.forEachResponse(shape, sites: sites) { response in
                 for cookie in response.cookies { foundation.add(cookie.cookie(at: loadDate)) }
             }
@@ -211,7 +227,7 @@ enum MemoryBench {
             throw BenchError("unknown engine \(engine); expected one of \(engines.joined(separator: ", "))")
         }
         let seconds = Double(now() - start) / 1e9
-        print(Int(baseline), Int(peak), held, seconds)
+        print(Int(baseline), Int(peak), held, seconds, Int(baseline - beforeOpening))
     }
 
     /// A field of /proc/self/status, in kB.
