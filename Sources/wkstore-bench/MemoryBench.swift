@@ -4,9 +4,10 @@ import WebsiteData
 /// Section 4: peak memory of each engine holding the cookies, each in a process of its own.
 ///
 /// The bench runs itself again as `wkstore-bench __memory ENGINE COUNT`; the child makes the
-/// site list (and opens the store, but for the dictionary), notes its resident size, streams the generated responses into the engine (so
-/// only the engine keeps the cookies), looks cookies up on every host of every site (our
-/// engines), and reports its peak resident size (VmHWM).
+/// site list (and opens the store, but for the dictionary), notes its resident size, streams
+/// the generated responses into the engine (so only the engine keeps the cookies), looks
+/// cookies up on every host of every site (our engines), and reports its peak resident size
+/// (VmHWM).
 enum MemoryBench {
     static let engines = ["wkstore-memory", "wkstore-disk", "dictionary", "foundation"]
 

@@ -80,11 +80,7 @@ final class HostSiteTable: @unchecked Sendable {
     /// while its entry holds, else from the site's display name, then held. `linesAsked` is set
     /// when the lines of the site's index, keys and bytes have been asked for where they are.
     func slot(forHost host: UnsafeBufferPointer<UInt8>, in sites: SiteTable, linesAsked: inout Bool) -> Int? {
-        guard let key = Self.key(host) else {
-            // Not held here: the shared cache of display names keeps its site.
-            let site = SiteKey(Site.displayName(forHost: String(decoding: host, as: UTF8.self)))
-            return sites.slot(of: site)?.index
-        }
+        guard let key = Self.key(host) else { return Self.slot(of: host, in: sites, held: false).index }
         let tag = Self.tag(of: key)
         let mask = bucketCount - 1
         var i = Int(truncatingIfNeeded: tag >> 1) & mask
@@ -116,11 +112,15 @@ final class HostSiteTable: @unchecked Sendable {
     }
 
     /// The slot of `host`'s site found by its display name, and the stamp an entry holds for it.
-    /// The name is worked out by libpsl, not read through the shared cache of display names:
-    /// this table keeps the answer for its host, and hosts kept in both took the cache's
-    /// dictionary past 2 MB on a store of 25,000 hosts.
-    private static func slot(of host: UnsafeBufferPointer<UInt8>, in sites: SiteTable) -> (index: Int?, stamp: UInt64) {
-        let site = SiteKey(Site.uncachedDisplayName(forHost: String(decoding: host, as: UTF8.self)))
+    /// For a host this table holds (`held`), the name is worked out by libpsl, not read through
+    /// the shared cache of display names: the table keeps the answer, and hosts kept in both
+    /// took the cache's dictionary past 2 MB on a store of 25,000 hosts. A longer host goes
+    /// through the cache, which keeps its site.
+    private static func slot(of host: UnsafeBufferPointer<UInt8>, in sites: SiteTable, held: Bool = true) -> (
+        index: Int?, stamp: UInt64
+    ) {
+        let name = String(decoding: host, as: UTF8.self)
+        let site = SiteKey(held ? Site.uncachedDisplayName(forHost: name) : Site.displayName(forHost: name))
         guard let (index, stamp) = sites.slot(of: site) else { return (nil, sites.lastStamp) }
         return (index, stamp)
     }

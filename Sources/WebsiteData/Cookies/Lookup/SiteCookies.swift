@@ -632,8 +632,8 @@ extension Array {
     /// quarter (or to what they need, when more), where an append would double it. A store
     /// holds many small sites, each with arrays of its own, and doubling leaves a third of each
     /// spare on average; growing by a quarter keeps appends amortized constant time. The
-    /// jar's table of sites grows so too: a slot is 112 bytes, and a store of 10,000 sites
-    /// left 6,384 slots spare.
+    /// jar's table of sites grows so too: its slots are 112 bytes, and doubling leaves 6,384
+    /// of them spare at 10,000 sites.
     mutating func makeRoom(for extra: Int) {
         let needed = count + extra
         guard needed > capacity else { return }
