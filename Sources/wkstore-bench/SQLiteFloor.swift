@@ -108,6 +108,9 @@ enum SQLiteFloor {
             defer { sqlite3_close_v2(db) }
             throw BenchError("cannot open \(file.path): \(message(db))")
         }
+        // A store object opened just before may still be setting up the log's index, which makes
+        // another connection's first statement busy for a moment.
+        sqlite3_busy_timeout(db, 10_000)
         return db
     }
 
