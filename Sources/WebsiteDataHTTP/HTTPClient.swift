@@ -100,16 +100,19 @@ public final class HTTPClient: Sendable {
         // Checked before the cache sees the request: it would take libcurl's refusal for an unreachable origin.
         try Self.validate(request.headers, url: request.url)
         let cookies = store.httpCookieStore
-        let deadline = (request.timeout ?? configuration.timeout).map {
-            ContinuousClock.now + .milliseconds(Int64(($0 * 1000).rounded(.up)))
-        }
+        let limit = (request.timeout ?? configuration.timeout).map { Int64(($0 * 1000).rounded(.up)) }
+        let deadline = limit.map { ContinuousClock.now + .milliseconds($0) }
         let maxRedirects = request.maxRedirects ?? configuration.maxRedirects
         var url = request.url
         var method = Self.normalizedMethod(request.method)
         var body = request.body
         var headers = request.headers
-        let callerCookie = headers.values(named: "Cookie").joined(separator: "; ")
-        headers.removeAll(named: "Cookie")
+        var callerCookie = ""
+        // Most requests carry no `Cookie` field of their own: joining none made a string per request.
+        if headers.first(named: "Cookie") != nil {
+            callerCookie = headers.values(named: "Cookie").joined(separator: "; ")
+            headers.removeAll(named: "Cookie")
+        }
         if configuration.acceptsCompressedResponses, headers.first(named: "Accept-Encoding") == nil,
             !Self.decodedEncodings.isEmpty
         {
@@ -139,21 +142,16 @@ public final class HTTPClient: Sendable {
             }
             if !cookie.isEmpty { hopHeaders.append(HTTPHeaderField("Cookie", cookie)) }
 
-            var remaining: Int?
-            if let deadline {
-                let left = deadline - ContinuousClock.now
-                guard left > .zero else {
-                    throw CurlError(
-                        code: CURLE_OPERATION_TIMEDOUT, detail: "the request's time limit was reached between redirects"
-                    )
-                }
-                remaining =
-                    Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000) + 1
+            // No hop starts once the limit is reached: the first only under a limit of zero or
+            // less (no clock read, for a hit's sake), a later one by the clock.
+            if let limit, let deadline, hops.isEmpty ? limit <= 0 : deadline <= ContinuousClock.now {
+                throw CurlError(
+                    code: CURLE_OPERATION_TIMEDOUT, detail: "the request's time limit was reached between redirects")
             }
             var hop = HopRequest(
                 url: url, method: method, headers: hopHeaders, body: body,
                 credentials: firstOriginOnly ? request.credentials : nil,
-                timeoutMilliseconds: remaining, sink: .memory,
+                timeoutMilliseconds: nil, sink: .memory,
                 followsRedirects: request.followsRedirects, progress: request.progress)
             let result: HopExchange
             if configuration.usesCache {
@@ -161,11 +159,13 @@ public final class HTTPClient: Sendable {
                 case .served(let hit):
                     result = hit
                 case .declined(let lookedUp):
+                    hop.timeoutMilliseconds = deadline.map(Self.millisecondsLeft)
                     result = try await exchangeThroughCache(
                         hop, context: context, partition: chain.partition, mode: request.cacheMode,
                         wantsFile: request.destination != nil, lookedUp: lookedUp)
                 }
             } else {
+                hop.timeoutMilliseconds = deadline.map(Self.millisecondsLeft)
                 if let destination = request.destination { hop.sink = .destination(destination) }
                 let received = try await perform(hop)
                 let refused = try applyResponseState(received.headers, from: url, context: context)
@@ -208,6 +208,14 @@ public final class HTTPClient: Sendable {
             }
             url = next
         }
+    }
+
+    /// The whole milliseconds left before `deadline`, plus one: the transfer's time limit, read
+    /// only when a hop goes to the network (a clock read and the division, made for every hop,
+    /// were about 3% of a memory-cache hit).
+    static func millisecondsLeft(_ deadline: ContinuousClock.Instant) -> Int {
+        let left = deadline - ContinuousClock.now
+        return Int(left.components.seconds * 1000 + left.components.attoseconds / 1_000_000_000_000_000) + 1
     }
 
     /// Stores a response's `Set-Cookie` fields, then applies its `Clear-Site-Data` (Fetch's order).

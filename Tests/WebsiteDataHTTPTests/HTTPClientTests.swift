@@ -224,6 +224,16 @@ import WebsiteDataTestSupport
         #expect(badHeader?.kind == .invalidRequest)
     }
 
+    @Test func aTimeLimitOfZeroStartsNoTransfer() async throws {
+        let f = try Fixture()
+        let client = try f.client()
+        var request = HTTPRequest(url: URL(string: "\(f.base)/r")!)
+        request.timeout = 0
+        let error = await #expect(throws: CurlError.self) { try await client.send(request) }
+        #expect(error?.code == CurlError.operationTimedOut)
+        #expect(try await f.server.requestLog(using: client).isEmpty)
+    }
+
     @Test func cancellingTheTaskAbortsTheTransfer() async throws {
         let f = try Fixture()
         let client = try f.client()
