@@ -22,7 +22,7 @@ final class HTTPMemoryCache: Sendable {
     struct State {
         var items = Slots()
         var numbers: [HashedKey<CacheEntryKey>: Int] = [:]
-        var variants: [HashedKey<CacheResourceKey>: [Int]] = [:]
+        var variants: [HashedKey<CacheResourceKey>: VariantSlots] = [:]
         var order = UseOrder()
         var bytes: Int64 = 0
         var lastSeq: Int64 = 0
@@ -149,7 +149,7 @@ final class HTTPMemoryCache: Sendable {
     }
 
     private static func variants(of resource: CacheResourceKey, _ s: State) -> [Item] {
-        (s.variants[HashedKey(resource)] ?? []).compactMap { s.items[$0] }.sorted {
+        (s.variants[HashedKey(resource)].map(Array.init) ?? []).compactMap { s.items[$0] }.sorted {
             $0.entry.policy.responseTime > $1.entry.policy.responseTime
         }
     }
@@ -181,7 +181,7 @@ final class HTTPMemoryCache: Sendable {
         state.withLock { s in
             refresh(&s)
             let created = s.numbers[key].flatMap { s.items[$0]?.created } ?? now
-            for number in s.variants[resource] ?? [] {
+            for number in s.variants[resource].map(Array.init) ?? [] {
                 if let stored = s.items[number]?.entry.key, entry.key.supersedes(variant: stored.variant) {
                     remove(stored, &s)
                 }
@@ -195,7 +195,7 @@ final class HTTPMemoryCache: Sendable {
                     box: Item.Box(entry), size: size, mirrorsDisk: mirrorsDisk, created: created, lastAccess: now,
                     diskAccessRecorded: diskAccessRecorded ?? now))
             s.numbers[key] = number
-            s.variants[resource, default: []].append(number)
+            if s.variants[resource]?.append(number) == nil { s.variants[resource] = VariantSlots(number) }
             s.order.touch(number)
             s.bytes += size
             while s.bytes > limit, let oldest = s.order.leastRecent, let oldestKey = s.items[oldest]?.entry.key {
@@ -228,8 +228,7 @@ final class HTTPMemoryCache: Sendable {
         s.bytes -= item.size
         s.order.remove(number)
         let resource = HashedKey(key.resource)
-        s.variants[resource]?.removeAll { $0 == number }
-        if s.variants[resource]?.isEmpty == true { s.variants[resource] = nil }
+        if s.variants[resource]?.remove(number) == false { s.variants[resource] = nil }
     }
 
     /// Removes the entries `predicate` matches; returns how many per display name.
