@@ -100,12 +100,12 @@ final class HTTPDiskCache: Sendable {
         if behind.withLock({ $0.resources[resource] != nil }) { waitForWritesBehind() }
         let url = url ?? URL(string: resource.url)!
         let now = clock().timeIntervalSince1970
-        return try database.read { db in
+        var entries = try database.read { db in
             try db.rows(
                 """
                 SELECT id, variant, site, status, headers, request_time, response_time, body, body_file, body_size, modified,
                     last_access
-                FROM http_cache WHERE partition_key = ? AND method = ? AND url = ? ORDER BY response_time DESC
+                FROM http_cache WHERE partition_key = ? AND method = ? AND url = ?
                 """, [.text(resource.partition), .text(resource.method), .text(resource.url)]
             ) { row in
                 let key = CacheEntryKey(
@@ -132,6 +132,10 @@ final class HTTPDiskCache: Sendable {
                 return entry
             }
         }
+        // Ordered here, not by `ORDER BY`: no index has that order, and SQLite's sorter copied
+        // every row it read, body and all, in every disk-cache hit.
+        entries.sort { $0.policy.responseTime > $1.policy.responseTime }
+        return entries
     }
 
     /// One row as a listing shows it: everything but the body's bytes.
