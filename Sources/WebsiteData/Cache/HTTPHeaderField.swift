@@ -57,7 +57,7 @@ extension Array where Element == HTTPHeaderField {
     /// - Parameter name: the field name.
     /// - Returns: the values, in the order of the list; empty when there is none.
     public func values(named name: String) -> [String] {
-        filter { $0.hasName(name) }.map(\.value)
+        compactMap { $0.hasName(name) ? $0.value : nil }
     }
 
     /// Removes every field named `name` (ignoring ASCII case).

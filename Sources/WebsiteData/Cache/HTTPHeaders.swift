@@ -61,7 +61,7 @@ public struct HTTPHeaders: Sendable, Hashable, Sequence, ExpressibleByArrayLiter
     /// - Parameter name: the field name, compared ignoring ASCII case.
     /// - Returns: the values; empty when there is none.
     public func values(named name: String) -> [String] {
-        fields.filter { $0.hasName(name) }.map(\.value)
+        fields.compactMap { $0.hasName(name) ? $0.value : nil }
     }
 
     /// The value of the first field named `name`, or `nil`.
