@@ -39,12 +39,16 @@ extension HTTPMemoryCache {
     /// The slots of a resource's variants, the first kept in place: most resources have one
     /// variant, and reading the count of an array of them, on the heap, was a cache miss in
     /// every hit, a twentieth of a memory-cache hit.
-    struct VariantSlots: Sequence {
+    struct VariantSlots: RandomAccessCollection {
         private var first: Int
         private var others: [Int] = []
 
         /// A resource's first variant.
         init(_ slot: Int) { first = slot }
+
+        var startIndex: Int { 0 }
+        var endIndex: Int { others.count + 1 }
+        subscript(position: Int) -> Int { position == 0 ? first : others[position - 1] }
 
         /// Adds a variant's slot.
         mutating func append(_ slot: Int) { others.append(slot) }
@@ -58,20 +62,6 @@ extension HTTPMemoryCache {
                 others.removeAll { $0 == slot }
             }
             return true
-        }
-
-        func makeIterator() -> Iterator { Iterator(slots: self) }
-
-        /// The first slot, then the others.
-        struct Iterator: IteratorProtocol {
-            let slots: VariantSlots
-            var index = -1
-
-            mutating func next() -> Int? {
-                defer { index += 1 }
-                if index < 0 { return slots.first }
-                return index < slots.others.count ? slots.others[index] : nil
-            }
         }
     }
 }
